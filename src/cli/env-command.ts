@@ -1,0 +1,167 @@
+import { Command, Option } from 'commander';
+import { selectEnvironment } from '../env/select-env.js';
+import { checkEnvironment } from '../env/check-environment.js';
+import { clearEnvState, readEnvState, writeEnvState } from '../env/env-state.js';
+import { reapLeftovers, stopProcess } from '../env/process-registry.js';
+import { ensureToxiproxyServer } from '../env/toxiproxy-install.js';
+import { redactUrl } from '../env/database-url.js';
+import { EnvironmentError } from '../errors.js';
+import { onShutdown } from './shutdown.js';
+
+const say = (line: string): void => void process.stderr.write(line + '\n');
+
+/** `leaseproof env up | status | down | install-toxiproxy`. */
+export function envCommand(): Command {
+  const env = new Command('env').description(
+    'start, inspect and stop the servers a run needs (PostgreSQL + Toxiproxy)',
+  );
+
+  env
+    .command('up')
+    .description('start the environment and keep it until Ctrl-C or `leaseproof env down`')
+    .addOption(
+      new Option('--env <provider>', 'embedded | external | containers').env('LEASEPROOF_ENV'),
+    )
+    .option('--check', 'prove a query goes through a proxy, then stop (exit 0 when it does)')
+    .option('--json', 'print one JSON object instead of text')
+    .option('--show-secrets', 'print URLs with their passwords')
+    .option('--i-own-this-database', "run inside DATABASE_URL's own database (never dropped)")
+    .action(async (options: UpOptions) => envUp(options));
+
+  env
+    .command('status')
+    .description('show the environment started by `env up`, if any (exit 1 when none)')
+    .option('--json', 'print one JSON object')
+    .option('--show-secrets', 'print URLs with their passwords')
+    .action(async (options: { json?: boolean; showSecrets?: boolean }) => {
+      const found = await readEnvState();
+      if (found === undefined || !found.running) {
+        if (options.json === true) console.log(JSON.stringify({ running: false }));
+        else say('no environment is running (start one with `leaseproof env up`)');
+        process.exitCode = 1;
+        return;
+      }
+      const { state } = found;
+      const adminUrl = options.showSecrets === true ? state.adminUrl : redactUrl(state.adminUrl);
+      if (options.json === true) {
+        console.log(
+          JSON.stringify({ running: true, pid: state.pid, ...state.description, adminUrl }),
+        );
+      } else {
+        printDescription({ ...state.description, adminUrl }, state.pid);
+      }
+    });
+
+  env
+    .command('down')
+    .description('stop the environment started by `env up`, and any leftovers of killed runs')
+    .action(async () => {
+      const found = await readEnvState();
+      if (found?.running === true) {
+        say(`stopping environment ${found.state.description.runId} (pid ${found.state.pid})…`);
+        // The owner stops its own servers in order; SIGKILL only if it does not within 30 s.
+        await stopProcess(found.state.pid, 'SIGTERM', 30_000);
+      }
+      await clearEnvState();
+      const reaped = await reapLeftovers();
+      for (const { record, outcome } of reaped) {
+        if (outcome === 'stopped') say(`stopped leftover ${record.kind} (pid ${record.pid})`);
+      }
+      say(found?.running === true || reaped.length > 0 ? 'down' : 'nothing was running');
+    });
+
+  env
+    .command('install-toxiproxy')
+    .description('build the pinned toxiproxy-server into .tools/bin (no-op when one is found)')
+    .action(async () => {
+      const binary = await ensureToxiproxyServer({ log: say });
+      say(`toxiproxy-server: ${binary.path} (${binary.source})`);
+    });
+
+  return env;
+}
+
+interface UpOptions {
+  env?: string;
+  check?: boolean;
+  json?: boolean;
+  showSecrets?: boolean;
+  iOwnThisDatabase?: boolean;
+}
+
+async function envUp(options: UpOptions): Promise<void> {
+  const existing = await readEnvState();
+  if (existing?.running === true) {
+    throw new EnvironmentError(
+      `an environment is already up (pid ${existing.state.pid}, run ${existing.state.description.runId}); ` +
+        '`leaseproof env status` shows it, `leaseproof env down` stops it',
+    );
+  }
+  const provider = await selectEnvironment({
+    explicit: options.env,
+    iOwnThisDatabase: options.iOwnThisDatabase,
+    log: say,
+  });
+  say(`starting the ${provider.name} environment…`);
+  const started = await provider.start();
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= started
+      .stop()
+      .finally(() => (options.check === true ? undefined : clearEnvState()));
+    return stopped;
+  };
+  const unregister = onShutdown(stop);
+  try {
+    const description = await started.describe();
+    const shown = {
+      ...description,
+      adminUrl: options.showSecrets === true ? started.adminUrl : description.adminUrl,
+    };
+    if (options.check === true) {
+      const result = await checkEnvironment(started);
+      if (options.json === true) console.log(JSON.stringify({ ...shown, check: result }));
+      else {
+        printDescription(shown, process.pid);
+        for (const s of result.steps) say(`${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}`);
+        say(result.ok ? 'environment check passed' : 'environment check FAILED');
+      }
+      process.exitCode = result.ok ? 0 : 1;
+      return;
+    }
+    await writeEnvState({
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      description,
+      adminUrl: started.adminUrl,
+    });
+    if (options.json === true) console.log(JSON.stringify({ pid: process.pid, ...shown }));
+    else {
+      printDescription(shown, process.pid);
+      say('up; Ctrl-C or `leaseproof env down` stops it');
+    }
+    // An external environment has no child process to keep the event loop alive; this timer
+    // does, until a signal arrives and onShutdown stops everything and exits.
+    setInterval(() => undefined, 1 << 30);
+    await new Promise<never>(() => undefined);
+  } finally {
+    unregister();
+    await stop();
+  }
+}
+
+function printDescription(
+  d: {
+    provider: string;
+    runId: string;
+    adminUrl: string;
+    toxiproxyUrl: string;
+    postgresVersion: string;
+    toxiproxyVersion: string;
+  },
+  pid: number,
+): void {
+  say(`environment   ${d.provider} (run ${d.runId}, pid ${pid})`);
+  say(`postgres      ${d.adminUrl}  (PostgreSQL ${d.postgresVersion})`);
+  say(`toxiproxy     ${d.toxiproxyUrl}  (Toxiproxy ${d.toxiproxyVersion})`);
+}

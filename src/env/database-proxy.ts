@@ -1,0 +1,148 @@
+import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
+import type { DatabaseProxy, RunDatabase, ToxicSpec } from './types.js';
+import { withDatabaseUrl } from './database-url.js';
+import { EnvironmentError } from '../errors.js';
+
+/** Where Toxiproxy should listen for a new proxy, and how clients then reach it. */
+export interface ProxyPlacement {
+  /** The `listen` address given to Toxiproxy, e.g. `127.0.0.1:0` or `0.0.0.0:8666`. */
+  listen: string;
+  /**
+   * Maps the listen address Toxiproxy reports back to the host and port a client dials. Identity
+   * when the harness and Toxiproxy share a network; a published-port lookup for containers.
+   */
+  reach(listen: { host: string; port: number }): { host: string; port: number };
+}
+
+/** What a `ToxiproxyDatabaseProxy` needs to know about the servers it sits between. */
+export interface ToxiproxyDatabaseProxyOptions {
+  /** A client of the Toxiproxy API. */
+  toxiproxy: Toxiproxy;
+  /** Proxy name on the server. */
+  name: string;
+  /** How Toxiproxy reaches PostgreSQL, `host:port` from Toxiproxy's point of view. */
+  upstream: string;
+  /** Where to listen. */
+  placement: ProxyPlacement;
+  /** A URL with the credentials to put into `urlFor` (the admin URL). */
+  credentialsUrl: string;
+}
+
+/** Splits `host:port` (or `[v6]:port`) as Toxiproxy prints listen addresses. */
+export function splitHostPort(address: string): { host: string; port: number } {
+  const match = /^(?:\[(.*)\]|(.*)):(\d+)$/.exec(address);
+  if (match === null) {
+    throw new EnvironmentError(`Toxiproxy reported a listen address "${address}" without a port`);
+  }
+  return { host: match[1] ?? match[2] ?? '', port: Number(match[3]) };
+}
+
+/**
+ * A Toxiproxy proxy in front of PostgreSQL, over toxiproxy-node-client. Shared by every provider:
+ * they differ only in where the proxy listens and how a client reaches it.
+ */
+export class ToxiproxyDatabaseProxy implements DatabaseProxy {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  private readonly toxiproxy: Toxiproxy;
+  private readonly credentialsUrl: string;
+  private removed = false;
+
+  private constructor(
+    options: ToxiproxyDatabaseProxyOptions,
+    reach: { host: string; port: number },
+  ) {
+    this.name = options.name;
+    this.toxiproxy = options.toxiproxy;
+    this.credentialsUrl = options.credentialsUrl;
+    this.host = reach.host;
+    this.port = reach.port;
+  }
+
+  /** Creates the proxy on the server (replacing a stale one of the same name) and wraps it. */
+  static async create(options: ToxiproxyDatabaseProxyOptions): Promise<ToxiproxyDatabaseProxy> {
+    try {
+      const stale = await options.toxiproxy.getAll();
+      await stale[options.name]?.remove();
+      const proxy = await options.toxiproxy.createProxy({
+        name: options.name,
+        listen: options.placement.listen,
+        upstream: options.upstream,
+        enabled: true,
+      });
+      const reach = options.placement.reach(splitHostPort(proxy.listen));
+      return new ToxiproxyDatabaseProxy(options, reach);
+    } catch (error) {
+      throw new EnvironmentError(
+        `could not create Toxiproxy proxy "${options.name}" (listen ${options.placement.listen}, ` +
+          `upstream ${options.upstream}) at ${options.toxiproxy.host}`,
+        { cause: error },
+      );
+    }
+  }
+
+  urlFor(database: RunDatabase | string): string {
+    const name = typeof database === 'string' ? database : database.name;
+    return withDatabaseUrl(this.credentialsUrl, {
+      host: this.host,
+      port: this.port,
+      database: name,
+    });
+  }
+
+  async addToxic(toxic: ToxicSpec): Promise<void> {
+    const proxy = await this.proxy();
+    await proxy.addToxic({
+      name: toxic.name,
+      type: toxic.type,
+      stream: toxic.stream,
+      toxicity: toxic.toxicity ?? 1,
+      attributes: toxic.attributes as never,
+    });
+  }
+
+  async removeToxic(name: string): Promise<void> {
+    // Absent is fine: heal-everything paths remove toxics that may have healed on their own.
+    await this.toxiproxy
+      .getApi()
+      .delete(`${this.path()}/toxics/${encodeURIComponent(name)}`)
+      .catch((error: unknown) => {
+        if (!String(error).includes('404')) throw error;
+      });
+  }
+
+  async setEnabled(enabled: boolean): Promise<void> {
+    const proxy = await this.proxy();
+    await proxy.update({ enabled, listen: proxy.listen, upstream: proxy.upstream });
+  }
+
+  async heal(): Promise<void> {
+    const proxy = await this.proxy();
+    const { data: toxics } = await this.toxiproxy
+      .getApi()
+      .get<{ name: string }[]>(`${this.path()}/toxics`);
+    for (const toxic of toxics) await this.removeToxic(toxic.name);
+    if (!proxy.enabled) await this.setEnabled(true);
+  }
+
+  async remove(): Promise<void> {
+    if (this.removed) return;
+    this.removed = true;
+    await this.toxiproxy
+      .getApi()
+      .delete(this.path())
+      .catch((error: unknown) => {
+        if (!String(error).includes('404')) throw error;
+      });
+  }
+
+  private path(): string {
+    return `${this.toxiproxy.host}/proxies/${encodeURIComponent(this.name)}`;
+  }
+
+  private async proxy(): Promise<Proxy> {
+    if (this.removed) throw new EnvironmentError(`proxy "${this.name}" was removed`);
+    return this.toxiproxy.get(this.name);
+  }
+}

