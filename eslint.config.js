@@ -4,7 +4,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tools/', '.leaseproof/', 'reports/', 'coverage/', 'scratch/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      '.tools/',
+      '.leaseproof/',
+      'reports/',
+      'coverage/',
+      'scratch/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

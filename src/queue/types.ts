@@ -1,0 +1,131 @@
+/**
+ * The queue adapter contract: how leaseproof drives a queue under test.
+ *
+ * A queue is a set of SQL primitives — claim, extend, ack, fail, and optionally checkpoint —
+ * run by worker processes over their own connections, plus an audit description that tells the
+ * harness where the lease lives in the database so it can record the truth with a trigger
+ * instead of trusting what the adapter reports. An adapter never keeps state between calls:
+ * every call may come from another worker process, over a connection that a fault may cut.
+ */
+
+/** The smallest SQL client an adapter needs; a `pg.Client` or `pg.PoolClient` is one. */
+export interface SqlClient {
+  /** Runs one statement with `$1…` parameters. */
+  query<R extends Record<string, unknown> = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+  ): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+/** Lease settings of a run, in milliseconds. The queue turns them into SQL intervals. */
+export interface LeaseSettings {
+  /** How long a claim is valid after a grant or extension (the visibility timeout). */
+  durationMs: number;
+  /** How often the worker's heartbeat tries to extend. */
+  heartbeatMs: number;
+  /** How far each successful extension moves the deadline, from the database's `now()`. */
+  extendByMs: number;
+  /** How long an idle worker waits between claim attempts. */
+  pollMs: number;
+}
+
+/** What a worker tells its adapter about itself on every call. */
+export interface QueueContext {
+  /** The worker id; also the connection's `application_name`. */
+  workerId: string;
+  /** The run's lease settings. */
+  lease: LeaseSettings;
+  /**
+   * The worker's own wall clock (`Date.now()`, which the clock-skew nemesis may corrupt).
+   * A correct adapter never uses it for lease arithmetic; it exists so that a known-bad
+   * variant can, and be caught.
+   */
+  workerNow(): number;
+}
+
+/** A job to enqueue. The payload is opaque to the queue: the handler reads it. */
+export interface JobSpec {
+  /** Handler plan and anything else the workload wants to carry; stored as JSON. */
+  payload: Record<string, unknown>;
+  /** Attempts before the job is dead-lettered (queue default when absent). */
+  maxAttempts?: number;
+}
+
+/** A granted claim on one job. */
+export interface Claim {
+  /** The job's id, as text. */
+  jobId: string;
+  /** What identifies this claim among the job's claims (a token); fences stale holders. */
+  token: string;
+  /** 1 for the first claim of the job, 2 for the next, … */
+  attempt: number;
+  /** The job's payload. */
+  payload: Record<string, unknown>;
+  /** The last checkpointed cursor, for jobs done in units that resume after a crash. */
+  cursor?: string | null;
+}
+
+/** How the lease of one job is visible in the database, for the audit trigger. */
+export interface AuditDescription {
+  /** The table that holds one row per job with its lease (schema-qualified if need be). */
+  table: string;
+  /**
+   * SQL expressions over that table's row, written with the row as `r` (e.g. `r.id::text`).
+   * The trigger evaluates them against the old and the new row of every change.
+   */
+  expressions: {
+    /** The job id as text. */
+    jobId: string;
+    /** Who holds the lease: the claim token (or the worker id); NULL when nobody does. */
+    holder: string;
+    /** The lease deadline as timestamptz; NULL when not held. */
+    deadline: string;
+    /** One of 'pending', 'held', 'completed', 'failed', 'dead'. */
+    state: string;
+  };
+  /** Whether completing a job updates its row (to state 'completed') or deletes it. */
+  completion: 'update' | 'delete';
+}
+
+/**
+ * How the worker process runs this queue. Everything but the SQL is the worker's, and two of
+ * the built-in known-bad variants differ from the reference only here.
+ */
+export interface WorkerBehaviour {
+  /**
+   * `thread`: heartbeats run in a worker_thread with their own connection (correct).
+   * `event-loop`: heartbeats are timers on the handler's event loop, so a blocked loop stops
+   * them.
+   */
+  heartbeat: 'thread' | 'event-loop';
+  /** Whether a lost claim aborts the handler (correct) or the handler runs on regardless. */
+  watchdog: boolean;
+}
+
+/** A queue under test. */
+export interface QueueAdapter {
+  /** Name in reports (`reference`, `unconditional-ack`, or the user's). */
+  readonly name: string;
+  /** One sentence on what this queue is, or what is wrong with it. */
+  readonly description: string;
+  /** Where the lease lives, for the audit trigger. */
+  readonly audit: AuditDescription;
+  /** How the worker runs it; the reference behaviour when absent. */
+  readonly worker?: Partial<WorkerBehaviour>;
+  /** Creates the queue's tables in an empty database. */
+  setup(db: SqlClient): Promise<void>;
+  /** Drops them (the database itself is dropped by the harness anyway). */
+  teardown(db: SqlClient): Promise<void>;
+  /** Inserts jobs, returns their ids in order. */
+  enqueue(db: SqlClient, jobs: JobSpec[]): Promise<string[]>;
+  /** Claims one available job (pending, or held under an expired lease), or none. */
+  claim(db: SqlClient, ctx: QueueContext): Promise<Claim | undefined>;
+  /** Extends the lease: true when still held, false when the claim was lost. */
+  extend(db: SqlClient, claim: Claim, ctx: QueueContext): Promise<boolean>;
+  /** Acknowledges completion: true when it committed, false when rejected (claim lost). */
+  ack(db: SqlClient, claim: Claim, ctx: QueueContext): Promise<boolean>;
+  /** Reports failure (retry later or dead-letter): true when it committed. */
+  fail(db: SqlClient, claim: Claim, error: string, ctx: QueueContext): Promise<boolean>;
+  /** Records progress of a long job: true when it committed (claim still held). */
+  checkpoint?(db: SqlClient, claim: Claim, cursor: string, ctx: QueueContext): Promise<boolean>;
+}
