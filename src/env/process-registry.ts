@@ -104,7 +104,8 @@ export function commandLine(pid: number): string | undefined {
 export async function reapLeftovers(graceMs = 5_000): Promise<ReapedProcess[]> {
   const reaped: ReapedProcess[] = [];
   for (const record of await listProcessRecords()) {
-    if (record.ownerPid !== process.pid && isAlive(record.ownerPid)) continue;
+    // A live owner (this process included) still manages its processes itself.
+    if (isAlive(record.ownerPid)) continue;
     const ours = isAlive(record.pid) && (commandLine(record.pid) ?? '').includes(record.match);
     if (ours) await stopProcess(record.pid, record.stopSignal, graceMs);
     if (record.removeDir !== undefined) {

@@ -80,7 +80,10 @@ export interface AuditDescription {
     holder: string;
     /** The lease deadline as timestamptz; NULL when not held. */
     deadline: string;
-    /** One of 'pending', 'held', 'completed', 'failed', 'dead'. */
+    /**
+     * One of 'pending', 'held', 'completed', 'failed', 'dead'; the last three are terminal
+     * ('failed': given up for good by the queue's own rules, 'dead': dead-lettered).
+     */
     state: string;
   };
   /** Whether completing a job updates its row (to state 'completed') or deletes it. */

@@ -1,0 +1,173 @@
+/**
+ * The reference queue: the lease design of the seed text, done right. One statement claims (the
+ * claim predicate, `FOR UPDATE SKIP LOCKED`, a fresh token, `attempts + 1`, deadline = the
+ * server's `now()` + lease); extend, ack, fail and checkpoint are conditional on the claim still
+ * being held, and `rowCount === 1` is the only answer they trust. No lease arithmetic happens on
+ * a worker's clock: `ctx.workerNow()` is never called.
+ *
+ * The built-in known-bad variants are this queue with one part swapped (see
+ * `known-bad-queues.ts`), which is why the statements are assembled from a deadline rule and a
+ * fence rather than written out whole.
+ */
+import type { Claim, QueueAdapter, SqlClient, WorkerBehaviour } from './types.js';
+import { SqlParams } from './sql-params.js';
+import { serverClockDeadline, type DeadlineRule } from './lease-deadline.js';
+import { heldClaimFence, type ClaimFence } from './claim-fence.js';
+import {
+  REFERENCE_AUDIT,
+  REFERENCE_DEFAULT_MAX_ATTEMPTS,
+  REFERENCE_SETUP_SQL,
+  REFERENCE_TABLE,
+  REFERENCE_TEARDOWN_SQL,
+} from './reference-schema.js';
+
+/** Retry backoff of a failed attempt: `least(baseMs * 2^(attempt - 1), capMs)`, in SQL. */
+export interface RetryBackoff {
+  /** Delay after the first failed attempt. */
+  baseMs: number;
+  /** Longest delay. */
+  capMs: number;
+}
+
+/** Backoff of the built-in queues: scaled to leases of seconds, as scenarios are. */
+export const REFERENCE_RETRY_BACKOFF: RetryBackoff = { baseMs: 100, capMs: 5_000 };
+
+/** The parts of the reference queue a variant may replace; every other part stays the same. */
+export interface ReferenceQueueOptions {
+  /** Name in reports (default `reference`). */
+  name?: string;
+  /** One sentence on what this queue is, or what is wrong with it. */
+  description?: string;
+  /** How worker processes run it (default: the reference behaviour). */
+  worker?: Partial<WorkerBehaviour>;
+  /** How grants and extensions compute the deadline (default: the server's clock). */
+  deadline?: DeadlineRule;
+  /** Which rows an acknowledgement may complete (default: a held, unexpired claim). */
+  ackFence?: ClaimFence;
+  /** Retry backoff (default `REFERENCE_RETRY_BACKOFF`). */
+  retry?: RetryBackoff;
+}
+
+interface ClaimRow extends Record<string, unknown> {
+  job_id: string;
+  token: string;
+  attempts: number;
+  payload: Record<string, unknown>;
+  cursor: string | null;
+}
+
+/** Builds the reference queue, or a variant of it that differs only in the given parts. */
+export function createReferenceQueue(options: ReferenceQueueOptions = {}): QueueAdapter {
+  const deadline = options.deadline ?? serverClockDeadline;
+  const ackFence = options.ackFence ?? heldClaimFence;
+  const retry = options.retry ?? REFERENCE_RETRY_BACKOFF;
+
+  // `UPDATE … SET <set> WHERE <fence>`: true exactly when one row passed the fence and changed.
+  async function fencedUpdate(
+    db: SqlClient,
+    claim: Claim,
+    fence: ClaimFence,
+    set: (params: SqlParams) => string,
+  ): Promise<boolean> {
+    const params = new SqlParams();
+    const assignments = set(params);
+    const sql = `UPDATE ${REFERENCE_TABLE} SET ${assignments} WHERE ${fence(params, claim)}`;
+    const result = await db.query(sql, params.values);
+    return result.rowCount === 1;
+  }
+
+  return {
+    name: options.name ?? 'reference',
+    description:
+      options.description ??
+      'The seed design done right: one-statement SKIP LOCKED claim, deadlines on the server ' +
+        'clock, strict conditional extend/ack/fail/checkpoint.',
+    audit: REFERENCE_AUDIT,
+    ...(options.worker && { worker: options.worker }),
+
+    async setup(db) {
+      await db.query(REFERENCE_SETUP_SQL);
+    },
+
+    async teardown(db) {
+      await db.query(REFERENCE_TEARDOWN_SQL);
+    },
+
+    async enqueue(db, jobs) {
+      if (jobs.length === 0) return [];
+      const input = jobs.map((job) => ({ payload: job.payload, maxAttempts: job.maxAttempts }));
+      const { rows } = await db.query<{ id: string }>(
+        `INSERT INTO ${REFERENCE_TABLE} (payload, max_attempts)
+         SELECT job -> 'payload',
+                coalesce((job ->> 'maxAttempts')::integer, ${REFERENCE_DEFAULT_MAX_ATTEMPTS})
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS input (job, n)
+         ORDER BY n
+         RETURNING id::text AS id`,
+        [JSON.stringify(input)],
+      );
+      // The ids come from one sequence in input order; RETURNING's row order is not promised.
+      return rows.map((row) => row.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    },
+
+    async claim(db, ctx) {
+      const params = new SqlParams();
+      const workerId = params.add(ctx.workerId);
+      const leaseEnd = deadline(params, ctx.lease.durationMs, ctx);
+      const { rows } = await db.query<ClaimRow>(
+        `UPDATE ${REFERENCE_TABLE}
+         SET status = 'claimed', claim_token = gen_random_uuid(), claimed_by = ${workerId},
+             attempts = attempts + 1, lease_expires_at = ${leaseEnd}
+         WHERE id = (
+           SELECT id FROM ${REFERENCE_TABLE}
+           WHERE (status = 'pending' AND available_at <= now())
+              OR (status = 'claimed' AND lease_expires_at < now())
+           ORDER BY id
+           LIMIT 1
+           FOR UPDATE SKIP LOCKED
+         )
+         RETURNING id::text AS job_id, claim_token::text AS token, attempts, payload, cursor`,
+        params.values,
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      return {
+        jobId: row.job_id,
+        token: row.token,
+        attempt: row.attempts,
+        payload: row.payload,
+        cursor: row.cursor,
+      };
+    },
+
+    extend(db, claim, ctx) {
+      return fencedUpdate(db, claim, heldClaimFence, (params) => {
+        return `lease_expires_at = ${deadline(params, ctx.lease.extendByMs, ctx)}`;
+      });
+    },
+
+    ack(db, claim) {
+      return fencedUpdate(db, claim, ackFence, () => `status = 'completed'`);
+    },
+
+    fail(db, claim, error) {
+      // Both branches are decided by the row itself, in the same statement that checks the
+      // fence: a JS-side "attempts < max" would read a value another claim may have changed.
+      return fencedUpdate(db, claim, heldClaimFence, (params) => {
+        const delayMs =
+          `least(${params.add(retry.baseMs)}::double precision * power(2, least(attempts - 1, 30)), ` +
+          `${params.add(retry.capMs)}::double precision)`;
+        return `status = CASE WHEN attempts < max_attempts THEN 'pending' ELSE 'dead' END,
+          available_at = CASE WHEN attempts < max_attempts
+            THEN now() + ${delayMs} * interval '1 millisecond' ELSE available_at END,
+          last_error = ${params.add(error)}`;
+      });
+    },
+
+    checkpoint(db, claim, cursor) {
+      return fencedUpdate(db, claim, heldClaimFence, (params) => `cursor = ${params.add(cursor)}`);
+    },
+  };
+}
+
+/** The built-in `reference` queue. */
+export const referenceQueue: QueueAdapter = createReferenceQueue();

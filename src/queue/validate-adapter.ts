@@ -1,0 +1,131 @@
+import type { QueueAdapter } from './types.js';
+import { AdapterError } from './adapter-error.js';
+
+// What each method must be, worded for the person who wrote the adapter.
+const METHODS: Readonly<Record<string, string>> = {
+  setup: '(db) => Promise<void>',
+  teardown: '(db) => Promise<void>',
+  enqueue: '(db, jobs) => Promise<string[]>',
+  claim: '(db, ctx) => Promise<Claim | undefined>',
+  extend: '(db, claim, ctx) => Promise<boolean>',
+  ack: '(db, claim, ctx) => Promise<boolean>',
+  fail: '(db, claim, error, ctx) => Promise<boolean>',
+};
+const AUDIT_EXPRESSIONS = ['jobId', 'holder', 'deadline', 'state'] as const;
+
+/**
+ * Everything wrong with the shape of a would-be `QueueAdapter`, one line each (empty when it is
+ * one). It checks all members rather than stopping at the first, so one run of the harness tells
+ * the author every fix to make.
+ */
+export function adapterProblems(value: unknown): string[] {
+  if (!isObject(value)) return [wrong('the adapter', value, 'an object')];
+  const problems: string[] = [];
+  if (!isText(value.name)) problems.push(wrong('name', value.name, 'a non-empty string'));
+  if (!isText(value.description)) {
+    problems.push(wrong('description', value.description, 'a non-empty string (one sentence)'));
+  }
+  problems.push(...auditProblems(value.audit));
+  for (const [method, signature] of Object.entries(METHODS)) {
+    if (typeof value[method] !== 'function') {
+      problems.push(wrong(method, value[method], `a function ${signature}`));
+    }
+  }
+  if (value.checkpoint !== undefined && typeof value.checkpoint !== 'function') {
+    problems.push(
+      wrong(
+        'checkpoint',
+        value.checkpoint,
+        'a function (db, claim, cursor, ctx) => Promise<boolean>',
+      ),
+    );
+  }
+  problems.push(...workerProblems(value.worker));
+  return problems;
+}
+
+/** Throws an `AdapterError` listing every problem when `value` is not a `QueueAdapter`. */
+export function assertQueueAdapter(value: unknown, source: string): asserts value is QueueAdapter {
+  const problems = adapterProblems(value);
+  if (problems.length === 0) return;
+  throw new AdapterError(
+    `${source} is not a QueueAdapter:\n${problems.map((p) => `  - ${p}`).join('\n')}\n` +
+      'The contract is the QueueAdapter type exported by leaseproof (src/queue/types.ts).',
+    { problems },
+  );
+}
+
+function auditProblems(audit: unknown): string[] {
+  if (!isObject(audit)) {
+    return [
+      wrong(
+        'audit',
+        audit,
+        '{ table, expressions: { jobId, holder, deadline, state }, completion }',
+      ),
+    ];
+  }
+  const problems: string[] = [];
+  if (!isText(audit.table)) problems.push(wrong('audit.table', audit.table, 'the table name'));
+  const { expressions } = audit;
+  if (!isObject(expressions)) {
+    problems.push(wrong('audit.expressions', expressions, '{ jobId, holder, deadline, state }'));
+  } else {
+    for (const key of AUDIT_EXPRESSIONS) {
+      if (!isText(expressions[key])) {
+        const expected = 'a SQL expression over the row `r`';
+        problems.push(wrong(`audit.expressions.${key}`, expressions[key], expected));
+      }
+    }
+  }
+  if (audit.completion !== 'update' && audit.completion !== 'delete') {
+    problems.push(wrong('audit.completion', audit.completion, "'update' or 'delete'"));
+  }
+  return problems;
+}
+
+function workerProblems(worker: unknown): string[] {
+  if (worker === undefined) return [];
+  if (!isObject(worker)) return [wrong('worker', worker, '{ heartbeat?, watchdog? }')];
+  const problems: string[] = [];
+  const { heartbeat, watchdog } = worker;
+  if (heartbeat !== undefined && heartbeat !== 'thread' && heartbeat !== 'event-loop') {
+    problems.push(wrong('worker.heartbeat', heartbeat, "'thread' or 'event-loop'"));
+  }
+  if (watchdog !== undefined && typeof watchdog !== 'boolean') {
+    problems.push(wrong('worker.watchdog', watchdog, 'true or false'));
+  }
+  return problems;
+}
+
+/** "claim: got a string ("x"); expected …" or "ack: missing; expected …". */
+function wrong(path: string, value: unknown, expected: string): string {
+  const got = value === undefined ? 'missing' : `got ${describeValue(value)}`;
+  return `${path}: ${got}; expected ${expected}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+/** "a string ("x")", "a number (3)", "null", "an array", "a function"… */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return `a ${typeof value} (${String(value)})`;
+    case 'object':
+      return 'an object';
+    default:
+      return `a ${typeof value}`;
+  }
+}

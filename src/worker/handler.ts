@@ -1,0 +1,61 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HandlerPlan, UnitPlan } from './types.js';
+
+/** What the handler reports while it runs. */
+export interface HandlerHooks {
+  /** Before a unit starts. */
+  onUnit(index: number, unit: UnitPlan): void;
+  /** When a unit's effect happens; awaited, so the effect is on record before the next unit. */
+  onEffect(index: number): Promise<void>;
+  /** When the abort signal stops the handler before unit `index`. */
+  onAbort(index: number): void;
+}
+
+/** How a handler run ended. */
+export type HandlerResult = { completed: true } | { completed: false; abortedAtUnit: number };
+
+/**
+ * Blocks the event loop for `ms`: a synchronous computation, a blocked runtime. Measured on the
+ * monotonic clock, so a SIGSTOP during the loop counts as time spent.
+ */
+export function busyWait(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // Spin.
+  }
+}
+
+/** Reads the handler plan from a job payload, or explains what is wrong with it. */
+export function handlerPlanOf(payload: Record<string, unknown>): HandlerPlan {
+  const units = payload.units;
+  if (!Array.isArray(units)) throw new Error('job payload has no "units" array');
+  return {
+    units: units.map((u: Partial<UnitPlan>, i) => {
+      if (typeof u?.ms !== 'number') throw new Error(`job payload units[${i}].ms is not a number`);
+      return { ms: u.ms, sync: u.sync === true, effect: u.effect === true };
+    }),
+  };
+}
+
+/**
+ * Runs the units in order, checking `signal` between units (the watchdog's cancellation point,
+ * as a handler that respects context cancellation would). An aborted unit is not interrupted:
+ * real handlers stop between units of work, not in the middle of a side effect.
+ */
+export async function runHandler(
+  plan: HandlerPlan,
+  signal: AbortSignal,
+  hooks: HandlerHooks,
+): Promise<HandlerResult> {
+  for (const [index, unit] of plan.units.entries()) {
+    if (signal.aborted) {
+      hooks.onAbort(index);
+      return { completed: false, abortedAtUnit: index };
+    }
+    hooks.onUnit(index, unit);
+    if (unit.sync) busyWait(unit.ms);
+    else await sleep(unit.ms);
+    if (unit.effect) await hooks.onEffect(index);
+  }
+  return { completed: true };
+}

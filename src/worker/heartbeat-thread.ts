@@ -1,0 +1,64 @@
+// Entry of the heartbeat worker_thread. It loads the queue adapter itself and extends leases
+// over a connection of its own, so nothing the handler's event loop does can delay a beat.
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadQueueAdapter } from '../queue/load-adapter.js';
+import type { QueueContext } from '../queue/types.js';
+import { ResilientConnection } from './connection.js';
+import { HeartbeatCore } from './heartbeat-core.js';
+import { SkewedClock } from './clock-skew.js';
+import type { FromHeartbeatThread, ToHeartbeatThread } from './heartbeat.js';
+import type { WorkerConfig } from './types.js';
+
+const config = workerData as WorkerConfig;
+const port = parentPort;
+if (port === null) throw new Error('heartbeat-thread must run as a worker_thread');
+
+const post = (message: FromHeartbeatThread): void => port.postMessage(message);
+const clock = new SkewedClock();
+if (config.clock) clock.set(config.clock);
+const adapter = await loadQueueAdapter(config.queue);
+const connection = new ResilientConnection(
+  config.databaseUrl,
+  config.workerId,
+  config.statementTimeoutMs ?? config.lease.durationMs,
+);
+const ctx: QueueContext = {
+  workerId: config.workerId,
+  lease: config.lease,
+  workerNow: () => Date.now(),
+};
+let core: HeartbeatCore | undefined;
+
+port.on('message', (message: ToHeartbeatThread) => {
+  switch (message.type) {
+    case 'start': {
+      core?.stop();
+      const { claim } = message;
+      core = new HeartbeatCore(
+        claim,
+        config.lease,
+        (c) => adapter.extend(connection, c, ctx),
+        (event) => post({ type: 'event', event }),
+        (reason) => post({ type: 'lost', token: claim.token, reason }),
+        message.claimedAtAbs - performance.timeOrigin,
+      );
+      break;
+    }
+    case 'stop':
+      core?.stop();
+      core = undefined;
+      break;
+    case 'clock':
+      clock.set(message.skew);
+      break;
+    case 'close':
+      core?.stop();
+      void connection.close().finally(() => {
+        post({ type: 'closed' });
+        port.close();
+      });
+      break;
+  }
+});
+
+post({ type: 'ready' });

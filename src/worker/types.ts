@@ -1,0 +1,105 @@
+/**
+ * What passes between the controller and a worker process: the worker's configuration, the
+ * control messages the nemesis sends it, and the events it streams back.
+ *
+ * Worker event times are `performance.timeOrigin + performance.now()`: monotonic, and not the
+ * worker's `Date`, which the clock-skew nemesis corrupts. Verdicts use the database's clock
+ * (the audit trigger and the effects table); these times order a worker's own events.
+ */
+import type { LeaseSettings } from '../queue/types.js';
+
+/** One unit of simulated work. */
+export interface UnitPlan {
+  /** How long it takes, in milliseconds. */
+  ms: number;
+  /** `true`: a synchronous busy loop that blocks the event loop; `false`: an async wait. */
+  sync: boolean;
+  /** Whether the unit performs the effect that must not happen twice ("send the mail"). */
+  effect: boolean;
+}
+
+/** The handler plan carried in a job's payload (`payload.units`). */
+export interface HandlerPlan {
+  /** Units, done in order; the abort signal is checked between them. */
+  units: UnitPlan[];
+}
+
+/** A worker's `Date` skew: an offset, plus a drift that grows with (monotonic) time. */
+export interface ClockSkew {
+  /** Milliseconds added to the real time. */
+  offsetMs: number;
+  /** Drift in parts per million (1000 ppm = 1 ms per second). */
+  driftPpm?: number;
+}
+
+/** Everything a worker process needs, sent as the first IPC message. */
+export interface WorkerConfig {
+  /** The worker id; also `application_name` of every connection it opens. */
+  workerId: string;
+  /** A built-in queue name or a path to an adapter module. */
+  queue: string;
+  /** The run database, through this worker's own Toxiproxy proxy. */
+  databaseUrl: string;
+  /**
+   * The run database directly, for recording effects: the side effect of a handler happens
+   * whether or not the worker can reach its queue, so its record must not depend on the proxy.
+   */
+  effectsUrl: string;
+  /** Lease settings. */
+  lease: LeaseSettings;
+  /** Initial clock skew. */
+  clock?: ClockSkew | undefined;
+  /** Client-side bound on one queue statement (default: the lease duration). */
+  statementTimeoutMs?: number | undefined;
+}
+
+/** Controller → worker. */
+export type ControlMessage =
+  | { type: 'config'; config: WorkerConfig }
+  | { type: 'clock'; skew: ClockSkew }
+  | { type: 'stall'; ms: number }
+  | { type: 'report-clock' };
+
+/** Outcome of an operation, as Jepsen has it: `info` = unknown (e.g. a timeout). */
+export type Outcome = 'ok' | 'fail' | 'info';
+
+/** Something a worker did or saw. */
+export type WorkerEvent =
+  | { kind: 'ready'; at: number; pid: number }
+  | {
+      kind: 'claim';
+      at: number;
+      outcome: Outcome;
+      jobId?: string;
+      token?: string;
+      attempt?: number;
+      error?: string;
+    }
+  | {
+      kind: 'extend' | 'ack' | 'fail' | 'checkpoint';
+      at: number;
+      phase: 'invoke' | 'complete';
+      outcome?: Outcome;
+      jobId: string;
+      token: string;
+      error?: string;
+    }
+  | { kind: 'lost'; at: number; jobId: string; token: string; reason: string }
+  | { kind: 'abort'; at: number; jobId: string; token: string; unit: number }
+  | { kind: 'unit'; at: number; jobId: string; token: string; unit: number; effect: boolean }
+  | { kind: 'effect'; at: number; jobId: string; token: string; unit: number; recorded: boolean }
+  | { kind: 'stall'; at: number; ms: number }
+  | { kind: 'clock'; at: number; workerNow: number; realNow: number }
+  | { kind: 'error'; at: number; message: string }
+  | { kind: 'exit'; at: number; reason: string };
+
+/** Worker → controller. */
+export interface EventMessage {
+  type: 'event';
+  event: WorkerEvent;
+}
+
+/** Monotonic wall-time in ms: immune to the worker's skewed `Date`. */
+export function monotonicNow(): number {
+  return performance.timeOrigin + performance.now();
+}

@@ -1,0 +1,199 @@
+/**
+ * Entry of a worker process: a real OS process that claims jobs, runs the handler, heartbeats
+ * on an independent path and acknowledges — and that the nemesis can pause (SIGSTOP), kill
+ * (SIGKILL), cut off (its own Toxiproxy proxy), skew (its `Date`) and stall (its event loop).
+ *
+ * It imports no orchestrator code. It talks to the controller over the IPC channel: a config
+ * message first, then control messages; it streams events back. It exits by itself when the
+ * controller goes away, and on SIGTERM it finishes the current job and exits.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadQueueAdapter } from '../queue/load-adapter.js';
+import { workerBehaviourOf } from '../queue/worker-behaviour.js';
+import type { Claim, QueueAdapter, QueueContext } from '../queue/types.js';
+import { ResilientConnection } from './connection.js';
+import { SkewedClock } from './clock-skew.js';
+import { EffectRecorder } from './effects.js';
+import { busyWait, handlerPlanOf, runHandler } from './handler.js';
+import { EventLoopHeartbeat, ThreadHeartbeat, type Heartbeat } from './heartbeat.js';
+import { monotonicNow, type ControlMessage, type WorkerConfig, type WorkerEvent } from './types.js';
+
+if (process.send === undefined) {
+  process.stderr.write('worker-main must be started by leaseproof with an IPC channel\n');
+  process.exit(2);
+}
+
+const emit = (event: WorkerEvent): void => {
+  if (process.connected) process.send?.({ type: 'event', event });
+};
+
+let stopping = false;
+let exitReason = 'stopped';
+const clock = new SkewedClock();
+let current: { claim: Claim; abort: AbortController } | undefined;
+
+const config = await new Promise<WorkerConfig>((resolve) => {
+  const onMessage = (message: ControlMessage): void => {
+    if (message.type === 'config') {
+      process.off('message', onMessage);
+      resolve(message.config);
+    }
+  };
+  process.on('message', onMessage);
+});
+
+// The controller is gone (it crashed or was killed): nobody will ever stop this worker.
+process.on('disconnect', () => {
+  stopping = true;
+  exitReason = 'controller disconnected';
+  current?.abort.abort();
+  setTimeout(() => process.exit(0), 2_000).unref();
+});
+process.on('SIGTERM', () => {
+  stopping = true;
+  exitReason = 'SIGTERM';
+});
+
+if (config.clock) clock.set(config.clock);
+const adapter: QueueAdapter = await loadQueueAdapter(config.queue);
+const behaviour = workerBehaviourOf(adapter);
+const watchdog = behaviour.watchdog;
+const ctx: QueueContext = {
+  workerId: config.workerId,
+  lease: config.lease,
+  workerNow: () => Date.now(),
+};
+const queueConnection = new ResilientConnection(
+  config.databaseUrl,
+  config.workerId,
+  config.statementTimeoutMs ?? config.lease.durationMs,
+);
+const effects = new EffectRecorder(config.effectsUrl, config.workerId);
+const sink = {
+  emit,
+  lost: (token: string) => {
+    // The watchdog: a lost claim aborts the handler at its next cancellation point.
+    if (current?.claim.token === token && watchdog) current.abort.abort();
+  },
+};
+const heartbeat: Heartbeat =
+  behaviour.heartbeat === 'thread'
+    ? new ThreadHeartbeat(config, sink)
+    : new EventLoopHeartbeat(config, adapter, ctx, sink);
+
+// Control messages are taken only once the heartbeat exists: the controller sends none before
+// the worker says it is ready.
+process.on('message', (message: ControlMessage) => {
+  switch (message.type) {
+    case 'clock':
+      clock.set(message.skew);
+      heartbeat.setClock(message.skew);
+      emit({ kind: 'clock', at: monotonicNow(), workerNow: Date.now(), realNow: clock.real() });
+      break;
+    case 'report-clock':
+      emit({ kind: 'clock', at: monotonicNow(), workerNow: Date.now(), realNow: clock.real() });
+      break;
+    case 'stall':
+      emit({ kind: 'stall', at: monotonicNow(), ms: message.ms });
+      busyWait(message.ms);
+      break;
+    case 'config':
+      break;
+  }
+});
+await heartbeat.ready();
+emit({ kind: 'ready', at: monotonicNow(), pid: process.pid });
+
+/** Runs a queue call, emitting invoke and complete with its outcome. */
+async function call(
+  kind: 'ack' | 'fail',
+  claim: Claim,
+  run: () => Promise<boolean>,
+): Promise<void> {
+  const { jobId, token } = claim;
+  emit({ kind, phase: 'invoke', at: monotonicNow(), jobId, token });
+  try {
+    const ok = await run();
+    emit({
+      kind,
+      phase: 'complete',
+      outcome: ok ? 'ok' : 'fail',
+      at: monotonicNow(),
+      jobId,
+      token,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    emit({
+      kind,
+      phase: 'complete',
+      outcome: 'info',
+      at: monotonicNow(),
+      jobId,
+      token,
+      error: message,
+    });
+  }
+}
+
+async function work(claim: Claim, claimedAtAbs: number): Promise<void> {
+  const abort = new AbortController();
+  current = { claim, abort };
+  heartbeat.start(claim, claimedAtAbs);
+  const { jobId, token } = claim;
+  try {
+    const plan = handlerPlanOf(claim.payload);
+    const result = await runHandler(plan, abort.signal, {
+      onUnit: (unit, u) =>
+        emit({ kind: 'unit', at: monotonicNow(), jobId, token, unit, effect: u.effect }),
+      onEffect: async (unit) => {
+        const recorded = await effects.record(jobId, token, unit);
+        emit({ kind: 'effect', at: monotonicNow(), jobId, token, unit, recorded });
+      },
+      onAbort: (unit) => emit({ kind: 'abort', at: monotonicNow(), jobId, token, unit }),
+    });
+    heartbeat.stop();
+    if (result.completed) await call('ack', claim, () => adapter.ack(queueConnection, claim, ctx));
+  } catch (error) {
+    heartbeat.stop();
+    const message = error instanceof Error ? error.message : String(error);
+    await call('fail', claim, () => adapter.fail(queueConnection, claim, message, ctx));
+  } finally {
+    current = undefined;
+  }
+}
+
+while (!stopping) {
+  const sentAt = monotonicNow();
+  let claim: Claim | undefined;
+  try {
+    claim = await adapter.claim(queueConnection, ctx);
+    if (claim !== undefined) {
+      emit({
+        kind: 'claim',
+        at: monotonicNow(),
+        outcome: 'ok',
+        jobId: claim.jobId,
+        token: claim.token,
+        attempt: claim.attempt,
+      });
+    }
+  } catch (error) {
+    // A claim whose reply was lost may have been granted: `info`. The lease will expire and
+    // the job will be claimed again; that is the at-least-once the checkers expect.
+    emit({
+      kind: 'claim',
+      at: monotonicNow(),
+      outcome: 'info',
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  if (claim !== undefined) await work(claim, sentAt);
+  else if (!stopping) await sleep(config.lease.pollMs);
+}
+
+emit({ kind: 'exit', at: monotonicNow(), reason: exitReason });
+await heartbeat.close();
+await Promise.all([queueConnection.close(), effects.close()]);
+if (process.connected) process.disconnect();
+process.exit(0);

@@ -1,0 +1,167 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadQueueAdapter } from '../../src/queue/load-adapter.js';
+import { AdapterError } from '../../src/queue/adapter-error.js';
+import { adapterProblems } from '../../src/queue/validate-adapter.js';
+import { builtInQueues, queueNames } from '../../src/queue/registry.js';
+import { workerBehaviourOf } from '../../src/queue/worker-behaviour.js';
+import tinyQueue from '../../examples/tiny-queue.js';
+
+const FIXTURES = resolve(import.meta.dirname, 'fixtures');
+const BUILT_IN = [
+  'reference',
+  'unconditional-ack',
+  'worker-clock-lease',
+  'main-thread-heartbeat',
+  'no-watchdog',
+];
+
+/** The AdapterError a load fails with (fails the test if it loads). */
+async function loadError(nameOrPath: string, cwd?: string): Promise<AdapterError> {
+  const error: unknown = await loadQueueAdapter(nameOrPath, cwd === undefined ? {} : { cwd }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AdapterError);
+  expect((error as AdapterError).code).toBe('LEASEPROOF_BAD_ADAPTER');
+  return error as AdapterError;
+}
+
+describe('built-in queues', () => {
+  it('load by name, each a valid adapter under its own name', async () => {
+    expect(queueNames()).toEqual(BUILT_IN);
+    for (const name of BUILT_IN) {
+      const adapter = await loadQueueAdapter(name);
+      expect(adapter).toBe(builtInQueues[name]);
+      expect(adapter.name).toBe(name);
+      expect(adapterProblems(adapter)).toEqual([]);
+    }
+  });
+
+  it('fill in the reference worker behaviour where they do not differ from it', () => {
+    const behaviours = Object.fromEntries(
+      BUILT_IN.map((name) => [name, workerBehaviourOf(builtInQueues[name]!)]),
+    );
+    const correct = { heartbeat: 'thread', watchdog: true };
+    expect(behaviours).toEqual({
+      reference: correct,
+      'unconditional-ack': correct,
+      'worker-clock-lease': correct,
+      'main-thread-heartbeat': { heartbeat: 'event-loop', watchdog: true },
+      'no-watchdog': { heartbeat: 'thread', watchdog: false },
+    });
+  });
+
+  it('an unknown name lists the built-ins', async () => {
+    for (const name of ['referance', 'toString', 'constructor']) {
+      const error = await loadError(name);
+      expect(error.message).toContain(`unknown queue "${name}"`);
+      for (const builtIn of BUILT_IN) expect(error.message).toContain(builtIn);
+    }
+  });
+});
+
+describe('adapter files', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'leaseproof-adapters-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('loads examples/tiny-queue.ts by a path relative to the working directory', async () => {
+    expect(await loadQueueAdapter('./examples/tiny-queue.ts')).toBe(tinyQueue);
+    expect(await loadQueueAdapter('tiny-queue.ts', { cwd: resolve('examples') })).toBe(tinyQueue);
+  });
+
+  it('calls a zero-argument factory, and finds an export named `queue`', async () => {
+    const made = await loadQueueAdapter(join(FIXTURES, 'factory-adapter.ts'));
+    expect(made.name).toBe('tiny-from-factory');
+    expect(made.audit).toBe(tinyQueue.audit);
+    const named = await loadQueueAdapter(join(FIXTURES, 'named-adapter.ts'));
+    expect(named.name).toBe('tiny-named');
+  });
+
+  it('lists every problem of a bad adapter in one error naming the file', async () => {
+    const file = join(FIXTURES, 'bad-adapter.ts');
+    const error = await loadError(file);
+    expect(error.problems).toEqual([
+      'claim: got a string ("SELECT 1"); expected a function (db, ctx) => Promise<Claim | undefined>',
+      'ack: missing; expected a function (db, claim, ctx) => Promise<boolean>',
+    ]);
+    expect(error.message).toContain(
+      `queue adapter file ${file} (default export) is not a QueueAdapter`,
+    );
+    for (const problem of error.problems) expect(error.message).toContain(problem);
+  });
+
+  it('lists every problem of a plain-JS adapter, audit and worker included', async () => {
+    const file = join(dir, 'half.mjs');
+    await writeFile(
+      file,
+      `export const adapter = { name: 'half', description: '', audit: { table: 'jobs',
+         expressions: { jobId: 'r.id', holder: 7 }, completion: 'upsert' },
+         worker: { heartbeat: 'fiber' }, setup() {}, checkpoint: true };\n`,
+    );
+    const error = await loadError(file);
+    expect(error.message).toContain(`queue adapter file ${file} (export "adapter")`);
+    expect(error.problems.map((p) => p.slice(0, p.indexOf(':')))).toEqual([
+      'description',
+      'audit.expressions.holder',
+      'audit.expressions.deadline',
+      'audit.expressions.state',
+      'audit.completion',
+      'teardown',
+      'enqueue',
+      'claim',
+      'extend',
+      'ack',
+      'fail',
+      'checkpoint',
+      'worker.heartbeat',
+    ]);
+  });
+
+  it('names a file that does not exist, and where the path was resolved from', async () => {
+    const error = await loadError('./queues/missing-queue.ts', dir);
+    expect(error.message).toBe(
+      `queue adapter file ${join(dir, 'queues/missing-queue.ts')} does not exist ` +
+        `("./queues/missing-queue.ts" resolved against ${dir})`,
+    );
+  });
+
+  it('names a file whose import throws, with the error', async () => {
+    const file = join(FIXTURES, 'throwing-adapter.ts');
+    const error = await loadError(file);
+    expect(error.message).toBe(
+      `could not import queue adapter file ${file}: boom while importing the adapter`,
+    );
+    expect((error.cause as Error).message).toBe('boom while importing the adapter');
+  });
+
+  it('says what a file exports when none of it is an adapter', async () => {
+    const error = await loadError(join(FIXTURES, 'no-adapter.ts'));
+    expect(error.message).toMatch(
+      /exports no adapter: expected a default export .* it exports "somethingElse", "helper"/,
+    );
+  });
+
+  it('rejects a factory that takes arguments or throws, and a file of another type', async () => {
+    const takesArgs = join(dir, 'takes-args.mjs');
+    await writeFile(takesArgs, 'export default (options) => options;\n');
+    expect((await loadError(takesArgs)).message).toContain(
+      'is a function of 1 argument(s); expected a QueueAdapter object or a function of no arguments',
+    );
+    const throws = join(dir, 'throws.mjs');
+    await writeFile(throws, "export default () => { throw new Error('no config'); };\n");
+    expect((await loadError(throws)).message).toContain(
+      `queue adapter file ${throws} (default export) threw when called to make the adapter: no config`,
+    );
+    const json = join(dir, 'queue.json');
+    await writeFile(json, '{}');
+    expect((await loadError(json)).message).toContain('has the extension ".json"; expected one of');
+  });
+});
