@@ -60,10 +60,13 @@ export class StartedWorker extends EventEmitter<{
   ) {
     super();
     child.on('message', (message: EventMessage) => {
-      if (message?.type !== 'event') return;
-      const received: ReceivedEvent = { workerId, event: message.event, receivedAt: Date.now() };
-      this.events.push(received);
-      this.emit('event', received);
+      if (message?.type !== 'events') return;
+      const receivedAt = Date.now();
+      for (const event of message.events) {
+        const received: ReceivedEvent = { workerId, event, receivedAt };
+        this.events.push(received);
+        this.emit('event', received);
+      }
     });
     child.stderr?.on('data', (chunk: Buffer) => {
       this.stderrTail.push(...chunk.toString().split('\n').filter(Boolean));

@@ -24,8 +24,8 @@ export class EffectRecorder {
     url: string,
     private readonly workerId: string,
   ) {
-    // application_name marks this as the effect path, not the worker's queue connection.
-    this.connection = new ResilientConnection(url, `${workerId}:effects`, 10_000);
+    // application_name is the worker id on every connection a worker opens, this one too.
+    this.connection = new ResilientConnection(url, workerId, 10_000);
   }
 
   /** Inserts one effect row; true when it was recorded. */

@@ -93,10 +93,10 @@ export type WorkerEvent =
   | { kind: 'error'; at: number; message: string }
   | { kind: 'exit'; at: number; reason: string };
 
-/** Worker → controller. */
+/** Worker → controller: the events of one turn of the worker's event loop, in order. */
 export interface EventMessage {
-  type: 'event';
-  event: WorkerEvent;
+  type: 'events';
+  events: WorkerEvent[];
 }
 
 /** Monotonic wall-time in ms: immune to the worker's skewed `Date`. */

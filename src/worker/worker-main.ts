@@ -23,8 +23,17 @@ if (process.send === undefined) {
   process.exit(2);
 }
 
+// Events go out in batches, one IPC message per turn of the event loop: at hundreds of jobs a
+// second, a message per event costs the workers and the controller more than the jobs do.
+let batch: WorkerEvent[] = [];
+const flush = (): void => {
+  const events = batch;
+  batch = [];
+  if (events.length > 0 && process.connected) process.send?.({ type: 'events', events });
+};
 const emit = (event: WorkerEvent): void => {
-  if (process.connected) process.send?.({ type: 'event', event });
+  if (batch.length === 0) setImmediate(flush);
+  batch.push(event);
 };
 
 let stopping = false;
@@ -95,6 +104,7 @@ process.on('message', (message: ControlMessage) => {
       break;
     case 'stall':
       emit({ kind: 'stall', at: monotonicNow(), ms: message.ms });
+      flush();
       busyWait(message.ms);
       break;
     case 'config':
@@ -144,8 +154,11 @@ async function work(claim: Claim, claimedAtAbs: number): Promise<void> {
   try {
     const plan = handlerPlanOf(claim.payload);
     const result = await runHandler(plan, abort.signal, {
-      onUnit: (unit, u) =>
-        emit({ kind: 'unit', at: monotonicNow(), jobId, token, unit, effect: u.effect }),
+      onUnit: (unit, u) => {
+        emit({ kind: 'unit', at: monotonicNow(), jobId, token, unit, effect: u.effect });
+        // A synchronous unit blocks the loop the batch would be flushed on: send it now.
+        if (u.sync) flush();
+      },
       onEffect: async (unit) => {
         const recorded = await effects.record(jobId, token, unit);
         emit({ kind: 'effect', at: monotonicNow(), jobId, token, unit, recorded });
@@ -193,6 +206,7 @@ while (!stopping) {
 }
 
 emit({ kind: 'exit', at: monotonicNow(), reason: exitReason });
+flush();
 await heartbeat.close();
 await Promise.all([queueConnection.close(), effects.close()]);
 if (process.connected) process.disconnect();

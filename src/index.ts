@@ -1,0 +1,109 @@
+/**
+ * leaseproof: proves or disproves the lease safety of database-backed job queues.
+ *
+ * The model, Jepsen's applied to leases. A **queue adapter** (the system under test) offers
+ * claim / extend / ack / fail over SQL and says where its lease lives. **Workers** are real OS
+ * processes that claim jobs, run a **handler** of timed units (some with an **effect** that must
+ * not happen twice), heartbeat from their own thread and acknowledge; each reaches PostgreSQL
+ * through its own Toxiproxy proxy. A **nemesis** injects faults (partitions, pauses, crashes,
+ * skewed clocks, stalls, database restarts). Everything lands in a **history** on the database's
+ * clock, and **checkers** judge it against the lease invariants.
+ *
+ * Every export is listed here by name; nothing else is public.
+ */
+
+// Errors: misuse and bad input, each with a stable code.
+export {
+  LeaseproofError,
+  ConfigError,
+  EnvironmentError,
+  UnsafeDatabaseError,
+  describeError,
+} from './errors.js';
+export { AdapterError } from './queue/adapter-error.js';
+
+// Environments: where PostgreSQL and Toxiproxy come from.
+export type {
+  ProviderName,
+  EnvironmentProvider,
+  StartedEnvironment,
+  EnvironmentDescription,
+  RunDatabase,
+  DatabaseProxy,
+  ToxicSpec,
+  ToxicType,
+  ToxicStream,
+} from './env/types.js';
+export {
+  EmbeddedEnvironmentProvider,
+  type EmbeddedEnvironmentOptions,
+} from './env/embedded-env.js';
+export {
+  ExternalEnvironmentProvider,
+  externalOptionsFromEnv,
+  type ExternalEnvironmentOptions,
+} from './env/external-env.js';
+export {
+  ContainersEnvironmentProvider,
+  type ContainersEnvironmentOptions,
+} from './env/containers-env.js';
+export { selectEnvironment, type SelectEnvironmentOptions } from './env/select-env.js';
+export { checkEnvironment, type CheckResult, type CheckStep } from './env/check-environment.js';
+export { redactUrl } from './env/database-url.js';
+export { reapLeftovers } from './env/process-registry.js';
+export { ensureToxiproxyServer, TOXIPROXY_VERSION } from './env/toxiproxy-install.js';
+
+// Queues: the adapter contract, the reference queue and the known-bad variants.
+export type {
+  QueueAdapter,
+  SqlClient,
+  LeaseSettings,
+  QueueContext,
+  JobSpec,
+  Claim,
+  AuditDescription,
+  WorkerBehaviour,
+} from './queue/types.js';
+export {
+  referenceQueue,
+  createReferenceQueue,
+  REFERENCE_RETRY_BACKOFF,
+  type ReferenceQueueOptions,
+  type RetryBackoff,
+} from './queue/reference-queue.js';
+export {
+  unconditionalAckQueue,
+  workerClockLeaseQueue,
+  mainThreadHeartbeatQueue,
+  noWatchdogQueue,
+} from './queue/known-bad-queues.js';
+export { builtInQueues, queueNames, builtInQueue } from './queue/registry.js';
+export {
+  loadQueueAdapter,
+  ADAPTER_FILE_EXTENSIONS,
+  type LoadQueueAdapterOptions,
+} from './queue/load-adapter.js';
+export { adapterProblems, assertQueueAdapter } from './queue/validate-adapter.js';
+export { workerBehaviourOf, REFERENCE_WORKER_BEHAVIOUR } from './queue/worker-behaviour.js';
+
+// Workers: real processes, controlled from here.
+export type {
+  UnitPlan,
+  HandlerPlan,
+  ClockSkew,
+  WorkerConfig,
+  WorkerEvent,
+  Outcome,
+} from './worker/types.js';
+export { WorkerPool, type WorkerPoolOptions } from './pool/worker-pool.js';
+export { StartedWorker, type ReceivedEvent } from './pool/worker-process.js';
+export { prepareQueue, waitForDrain, unfinishedJobs } from './pool/queue-database.js';
+
+// Workloads: seeded randomness and handler-duration distributions.
+export { Random } from './scenario/random.js';
+export {
+  drawDuration,
+  drawHandlerPlans,
+  type DurationDistribution,
+  type HandlerShape,
+} from './scenario/durations.js';
