@@ -1,0 +1,31 @@
+/**
+ * The audit table: one row per committed INSERT, UPDATE or DELETE of the queue's lease table,
+ * written by the trigger inside the transaction that made the change — so a rolled-back change
+ * leaves no row, and no network fault between a worker and the server can hide one.
+ *
+ * Every column that describes *when* and *who* is a default evaluated by the server at the
+ * moment of the change; the trigger only supplies what the change was. Nothing here is NOT NULL
+ * or CHECKed on values the adapter's expressions produce: a constraint failing inside the trigger
+ * would fail the queue's own statement and change the system under test. The reader validates
+ * instead.
+ */
+export const AUDIT_TABLE = 'leaseproof_audit';
+
+/** Creates the audit table (idempotent). */
+export const AUDIT_DDL = `
+CREATE TABLE IF NOT EXISTS ${AUDIT_TABLE} (
+  seq          bigserial   PRIMARY KEY,
+  t            timestamptz NOT NULL DEFAULT clock_timestamp(),
+  stmt_t       timestamptz NOT NULL DEFAULT statement_timestamp(),
+  txn_t        timestamptz NOT NULL DEFAULT now(),
+  xid          text        NOT NULL DEFAULT txid_current()::text,
+  app          text        NOT NULL DEFAULT current_setting('application_name'),
+  op           text        NOT NULL,
+  job_id       text,
+  old_holder   text,
+  old_deadline timestamptz,
+  old_state    text,
+  new_holder   text,
+  new_deadline timestamptz,
+  new_state    text
+)`;

@@ -1,0 +1,188 @@
+/**
+ * The ground truth of a run: a trigger on the queue's lease table, generated from the adapter's
+ * audit description, that writes every row change into `leaseproof_audit` with the database's
+ * clock, the transaction id and the writing connection's `application_name` (the worker id).
+ *
+ * The description's expressions are SQL over the row as `r`. They are pasted into a plpgsql
+ * function in which `r` is a variable of the table's row type, assigned OLD and then NEW: the
+ * expressions are then plpgsql expressions with cached plans, which keeps the trigger cheap
+ * (an `EXECUTE … USING` per expression would parse and plan on every row). Pasting SQL is safe
+ * here because the adapter is trusted code that already runs arbitrary SQL in the workers; what
+ * needs care is a clear error when an expression is wrong, so each is first prepared over the
+ * table (which also refuses anything that is not one expression) and evaluated as the trigger
+ * will evaluate it. An expression that fails only on some row's data would still fail the queue's
+ * statement on that row: the trigger catches nothing, since an exception block per row would
+ * cost a subtransaction per change.
+ *
+ * Every UPDATE is recorded, also one that leaves holder, deadline and state as they were (a
+ * cursor checkpoint): it is still a committed write by a claim's holder. A consumer looking for
+ * grants and extensions compares the old and new images.
+ */
+import { createHash } from 'node:crypto';
+import type { AuditDescription, SqlClient } from '../queue/types.js';
+import { AUDIT_DDL, AUDIT_TABLE } from './audit-table.js';
+import { AuditDescriptionError } from './history-errors.js';
+
+/** The trigger's name on the audited table. */
+export const AUDIT_TRIGGER = 'leaseproof_audit';
+
+type ExpressionName = keyof AuditDescription['expressions'];
+
+/** The SQL type each expression is cast to (the audit table's column types). */
+const EXPRESSION_TYPES: Record<ExpressionName, string> = {
+  jobId: 'text',
+  holder: 'text',
+  deadline: 'timestamptz',
+  state: 'text',
+};
+
+/**
+ * Creates `leaseproof_audit` and the audit trigger on `audit.table` (replacing an earlier one, so
+ * installing twice is harmless). Install it before the jobs are enqueued, so their inserts are on
+ * record too. Throws an `AuditDescriptionError` naming the table and the expression when the
+ * description does not evaluate against the table.
+ */
+export async function installAuditTrigger(
+  client: SqlClient,
+  audit: AuditDescription,
+): Promise<void> {
+  const table = await qualifiedTableName(client, audit.table);
+  for (const name of Object.keys(EXPRESSION_TYPES) as ExpressionName[]) {
+    await checkExpression(client, audit, table, name);
+  }
+  const { rows } = await client.query<{ schema: string }>(
+    'SELECT quote_ident(current_schema()) AS schema',
+  );
+  const auditTable = `${rows[0]?.schema ?? 'public'}.${AUDIT_TABLE}`;
+  const fn = `${rows[0]?.schema ?? 'public'}.leaseproof_audit_${shortHash(table)}`;
+  // One simple-protocol query: the statements run as one implicit transaction, so a failure
+  // leaves no half-installed trigger behind.
+  await client.query(
+    [
+      AUDIT_DDL,
+      triggerFunctionSql(fn, table, auditTable, audit.expressions),
+      `DROP TRIGGER IF EXISTS ${AUDIT_TRIGGER} ON ${table}`,
+      `CREATE TRIGGER ${AUDIT_TRIGGER} AFTER INSERT OR UPDATE OR DELETE ON ${table}
+         FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+    ].join(';\n'),
+  );
+}
+
+/** The table as `schema.name`, quoted: workers' sessions resolve it whatever their search_path. */
+async function qualifiedTableName(client: SqlClient, table: string): Promise<string> {
+  let rows: { name: string | null }[];
+  try {
+    ({ rows } = await client.query<{ name: string | null }>(
+      `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.oid = to_regclass($1)`,
+      [table],
+    ));
+  } catch (error) {
+    throw new AuditDescriptionError(
+      `audit description: table name "${table}" is not a valid table name: ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
+  const name = rows[0]?.name;
+  if (name == null) {
+    throw new AuditDescriptionError(
+      `audit description: table "${table}" does not exist; the adapter's setup() must create it ` +
+        'before the audit trigger is installed',
+    );
+  }
+  return name;
+}
+
+/**
+ * Checks one expression twice. First `SELECT (<expr>)::<type> FROM <table> r` is prepared and
+ * not run: the server resolves columns and types, and a prepared statement cannot hold a second
+ * command, so the expression is one expression. Then it is evaluated the way the trigger will,
+ * in plpgsql over a variable of the row type (all NULLs): what prepares in a SELECT list but
+ * fails as an assignment (a set-returning expression) would otherwise fail inside the trigger —
+ * that is, fail the queue's own statements.
+ */
+async function checkExpression(
+  client: SqlClient,
+  audit: AuditDescription,
+  table: string,
+  name: ExpressionName,
+): Promise<void> {
+  const expression = audit.expressions[name];
+  const problem = (why: string, cause?: unknown) =>
+    new AuditDescriptionError(
+      `audit description of table ${audit.table}: the ${name} expression \`${expression}\` ${why}`,
+      cause === undefined ? undefined : { cause },
+    );
+  if (typeof expression !== 'string' || expression.trim() === '') throw problem('is empty');
+  const type = EXPRESSION_TYPES[name];
+  try {
+    // The parameter forces the extended protocol, where "a; b" is an error rather than two
+    // statements.
+    await client.query(
+      `SELECT (\n${expression}\n)::${type} AS v FROM ${table} r WHERE $1::boolean LIMIT 0`,
+      [false],
+    );
+    const block = `DECLARE r ${table}%ROWTYPE; v ${type}; BEGIN v := (\n${expression}\n)::${type}; END`;
+    const tag = dollarTag(block);
+    await client.query(`DO ${tag}${block}${tag}`);
+  } catch (error) {
+    throw problem(`does not evaluate over the row r: ${messageOf(error)}`, error);
+  }
+}
+
+/** The plpgsql trigger function, with the description's expressions pasted in. */
+function triggerFunctionSql(
+  fn: string,
+  table: string,
+  auditTable: string,
+  expressions: AuditDescription['expressions'],
+): string {
+  const body = (image: 'old' | 'new', row: 'OLD' | 'NEW') =>
+    [
+      `r := ${row};`,
+      `lp_job := (\n${expressions.jobId}\n)::text;`,
+      `lp_${image}_holder := (\n${expressions.holder}\n)::text;`,
+      `lp_${image}_deadline := (\n${expressions.deadline}\n)::timestamptz;`,
+      `lp_${image}_state := (\n${expressions.state}\n)::text;`,
+    ].join('\n');
+  const text = `
+#variable_conflict use_column
+DECLARE
+  r ${table}%ROWTYPE;
+  lp_job text;
+  lp_old_holder text; lp_old_deadline timestamptz; lp_old_state text;
+  lp_new_holder text; lp_new_deadline timestamptz; lp_new_state text;
+BEGIN
+  IF TG_OP <> 'INSERT' THEN
+${body('old', 'OLD')}
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+${body('new', 'NEW')}
+  END IF;
+  INSERT INTO ${auditTable}
+    (op, job_id, old_holder, old_deadline, old_state, new_holder, new_deadline, new_state)
+  VALUES (lower(TG_OP), lp_job, lp_old_holder, lp_old_deadline, lp_old_state,
+          lp_new_holder, lp_new_deadline, lp_new_state);
+  RETURN NULL;
+END`;
+  const tag = dollarTag(text);
+  return `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS ${tag}${text}\n${tag}`;
+}
+
+/** A dollar-quote tag that does not occur in the body. */
+function dollarTag(body: string): string {
+  for (let n = 0; ; n += 1) {
+    const tag = `$leaseproof${n === 0 ? '' : n}$`;
+    if (!body.includes(tag)) return tag;
+  }
+}
+
+/** One function per audited table, so two audited tables in one database do not collide. */
+function shortHash(text: string): string {
+  return createHash('sha1').update(text).digest('hex').slice(0, 10);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

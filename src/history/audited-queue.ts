@@ -1,0 +1,23 @@
+import type { RunDatabase } from '../env/types.js';
+import { withRunClient } from '../pool/queue-database.js';
+import type { JobSpec, QueueAdapter } from '../queue/types.js';
+import { EFFECTS_DDL } from '../worker/effects.js';
+import { installAuditTrigger } from './audit-trigger.js';
+
+/**
+ * `prepareQueue` with the audit trigger: sets up the queue's schema and the effects table,
+ * installs the trigger, and only then enqueues `jobs` — so every job's insert is on record.
+ * Returns the job ids.
+ */
+export async function prepareAuditedQueue(
+  database: RunDatabase,
+  adapter: QueueAdapter,
+  jobs: JobSpec[],
+): Promise<string[]> {
+  return withRunClient(database, async (client) => {
+    await adapter.setup(client);
+    await client.query(EFFECTS_DDL);
+    await installAuditTrigger(client, adapter.audit);
+    return jobs.length === 0 ? [] : adapter.enqueue(client, jobs);
+  });
+}

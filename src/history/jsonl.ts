@@ -1,0 +1,128 @@
+/**
+ * Histories as JSONL: the header on the first line, then one event per line in `t` order, the
+ * `end` event last. Both directions stream — a history can hold a million events, and neither a
+ * million-line string nor a whole file in memory is needed to move it.
+ *
+ * A file whose writer died early has no `end` event, and perhaps half a last line. It still
+ * reads: the half line is dropped, and the missing `end` is how a reader (and the checkers,
+ * which then say `unknown`) can tell; `historyEnd` asks. Anything else that is wrong — a line
+ * that is not JSON, no header, another major version, an unknown event type, a missing field,
+ * events out of order — is a `HistoryFileError` naming the file and the line.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { HistoryFileError } from './history-errors.js';
+import { asEvent, asHeader, eventProblem, headerProblem } from './history-shape.js';
+import type { EndEvent, History, HistoryEvent, HistoryHeader } from './types.js';
+
+/** Lines per write: large enough that writes are few, small enough that memory stays flat. */
+const LINES_PER_CHUNK = 1_000;
+
+/** Writes `history` to `file` (replacing it), one JSON line per event after the header. */
+export async function writeHistory(file: string, history: History): Promise<void> {
+  function* chunks(): Generator<string> {
+    yield `${JSON.stringify(history.header)}\n`;
+    const { events } = history;
+    for (let i = 0; i < events.length; i += LINES_PER_CHUNK) {
+      let chunk = '';
+      const end = Math.min(events.length, i + LINES_PER_CHUNK);
+      for (let j = i; j < end; j += 1) chunk += `${JSON.stringify(events[j])}\n`;
+      yield chunk;
+    }
+  }
+  await pipeline(Readable.from(chunks()), createWriteStream(file));
+}
+
+/** The `end` event of a history, or undefined when the history was cut short. */
+export function historyEnd(history: History): EndEvent | undefined {
+  const last = history.events[history.events.length - 1];
+  return last?.type === 'end' ? last : undefined;
+}
+
+/** Reads a history written by `writeHistory` (or cut short while being written). */
+export async function readHistory(file: string): Promise<History> {
+  const reader = new HistoryLines(file);
+  try {
+    for await (const line of splitLines(createReadStream(file, { encoding: 'utf8' }))) {
+      reader.take(line.text, line.terminated);
+    }
+  } catch (error) {
+    if (error instanceof HistoryFileError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new HistoryFileError(file, 0, `cannot be read: ${message}`, { cause: error });
+  }
+  return reader.history();
+}
+
+/** Parses and checks one line after another. */
+class HistoryLines {
+  private header: HistoryHeader | undefined;
+  private readonly events: HistoryEvent[] = [];
+  private line = 0;
+  private lastT = -Infinity;
+  private ended = false;
+
+  constructor(private readonly file: string) {}
+
+  take(text: string, terminated: boolean): void {
+    this.line += 1;
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      // Half a line at the very end: the writer stopped in the middle of it.
+      if (!terminated && this.header !== undefined) return;
+      const why = error instanceof Error ? error.message : String(error);
+      throw this.error(`not JSON (${why})`);
+    }
+    if (this.header === undefined) {
+      const problem = headerProblem(value);
+      if (problem !== undefined) throw this.error(problem);
+      this.header = asHeader(value);
+      return;
+    }
+    const problem = eventProblem(value);
+    if (problem !== undefined) throw this.error(problem);
+    const event = asEvent(value);
+    if (this.ended) throw this.error(`${event.type} event after the end event`);
+    if (event.t < this.lastT) {
+      throw this.error(
+        `${event.type} event at t=${event.t} is earlier than the event before it ` +
+          `(t=${this.lastT}): events must be ordered by t`,
+      );
+    }
+    this.lastT = event.t;
+    this.ended = event.type === 'end';
+    this.events.push(event);
+  }
+
+  history(): History {
+    if (this.header === undefined) {
+      throw new HistoryFileError(this.file, 1, 'the file is empty: expected a history header');
+    }
+    return { header: this.header, events: this.events };
+  }
+
+  private error(problem: string): HistoryFileError {
+    return new HistoryFileError(this.file, this.line, problem);
+  }
+}
+
+/** Splits a text stream into lines, saying whether each ended with a newline. */
+async function* splitLines(
+  chunks: AsyncIterable<string>,
+): AsyncGenerator<{ text: string; terminated: boolean }> {
+  let rest = '';
+  for await (const chunk of chunks) {
+    rest += chunk;
+    let start = 0;
+    for (let nl = rest.indexOf('\n'); nl !== -1; nl = rest.indexOf('\n', start)) {
+      yield { text: rest.slice(start, nl).replace(/\r$/, ''), terminated: true };
+      start = nl + 1;
+    }
+    rest = rest.slice(start);
+  }
+  if (rest !== '') yield { text: rest, terminated: false };
+}

@@ -1,0 +1,183 @@
+/**
+ * The history of a run: one ordered list of events, every time on the database's clock.
+ *
+ * Ground truth comes from the database itself — `audit` events, written by a trigger on the
+ * queue's lease table inside the server, and `effect` events, written by the handlers over a
+ * path faults do not cut. `worker` events are what the workers saw and claimed (Jepsen's
+ * invoke / ok / fail / info); `nemesis` events are the faults. Stored as JSONL: a header line,
+ * then one event per line, ordered by `t`.
+ *
+ * Times are milliseconds since the epoch on the database clock (fractions allowed). Worker and
+ * nemesis events are timed on the controller's host and moved onto the database clock with the
+ * offset measured at the start of the run (`HistoryHeader.clockOffsetMs`).
+ */
+import type { LeaseSettings } from '../queue/types.js';
+
+/** The version of this schema; a reader refuses histories of another major version. */
+export const HISTORY_VERSION = 1;
+
+/** Lease state of a job row as the audit description maps it. */
+export type LeaseState = 'pending' | 'held' | 'completed' | 'failed' | 'dead';
+
+/** The first line of a history file. */
+export interface HistoryHeader {
+  type: 'header';
+  /** `HISTORY_VERSION`. */
+  version: number;
+  /** The scenario's name (or a test's). */
+  scenario: string;
+  /** The seed all randomness came from. */
+  seed: number;
+  /** The queue under test. */
+  queue: string;
+  /** Versions of the parts. */
+  versions: { leaseproof: string; postgres: string; toxiproxy: string; node: string };
+  /** The lease settings of the run. */
+  lease: LeaseSettings;
+  /** Workers in the run, by id. */
+  workers: string[];
+  /**
+   * Controller clock minus database clock, in ms, measured at the start of the run (the
+   * midpoint of a round trip). Controller-side times t_c become t_c − clockOffsetMs.
+   */
+  clockOffsetMs: number;
+  /** Half the round trip of that measurement: how uncertain the offset is. */
+  clockUncertaintyMs: number;
+  /** When the run started (database clock). */
+  startedAt: number;
+  /** Whether the scenario allows dead-lettered jobs to count as done (no-lost-job). */
+  allowDeadLetter?: boolean;
+}
+
+/** A row's lease as the audit trigger saw it, before or after a change. */
+export interface LeaseImage {
+  /** Who holds the lease (claim token or worker id); null when nobody does. */
+  holder: string | null;
+  /** The deadline (ms, database clock); null when not held. */
+  deadline: number | null;
+  /** The job's lease state. */
+  state: LeaseState;
+}
+
+/** A committed change of the lease table (the truth). */
+export interface AuditEvent {
+  type: 'audit';
+  /** `clock_timestamp()` inside the trigger. */
+  t: number;
+  /** `statement_timestamp()`: the database time of the statement (what `now()` is in autocommit). */
+  stmtT: number;
+  /** `now()`: the database time of the transaction. */
+  txnT: number;
+  /** Transaction id (`txid_current()`), to group changes of one transaction. */
+  xid: string;
+  /** `application_name` of the connection: the worker id, or the harness's. */
+  app: string;
+  /** The kind of change. */
+  op: 'insert' | 'update' | 'delete';
+  /** The job id. */
+  job: string;
+  /** Before the change (null for an insert). */
+  old: LeaseImage | null;
+  /** After the change (null for a delete). */
+  new: LeaseImage | null;
+}
+
+/** A side effect a handler performed (the truth: written the moment it happened). */
+export interface EffectEvent {
+  type: 'effect';
+  /** `clock_timestamp()` of the insert. */
+  t: number;
+  /** Which worker. */
+  worker: string;
+  /** Which job. */
+  job: string;
+  /** Under which claim (token). */
+  token: string;
+  /** Which unit of the handler. */
+  unit: number;
+}
+
+/** Something a worker reported (what it saw; not the truth). */
+export interface WorkerHistoryEvent {
+  type: 'worker';
+  /** When (database clock, converted from the worker's monotonic time). */
+  t: number;
+  /** Which worker. */
+  worker: string;
+  /** What: claim, extend, ack, fail, checkpoint, lost, abort, unit, … */
+  kind: string;
+  /** invoke / complete for operations. */
+  phase?: 'invoke' | 'complete';
+  /** ok / fail / info for completed operations. */
+  outcome?: 'ok' | 'fail' | 'info';
+  /** The job, where there is one. */
+  job?: string;
+  /** The claim token, where there is one. */
+  token?: string;
+  /** The unit index, for unit / abort events. */
+  unit?: number;
+  /** A reason or error message. */
+  detail?: string;
+}
+
+/** The kinds of fault (design.md's fault vocabulary). */
+export type FaultKind =
+  | 'partition'
+  | 'latency'
+  | 'bandwidth'
+  | 'slicer'
+  | 'pause'
+  | 'crash'
+  | 'clock'
+  | 'stall'
+  | 'db-restart';
+
+/** A fault starting or ending. */
+export interface NemesisEvent {
+  type: 'nemesis';
+  /** When (database clock). */
+  t: number;
+  /** start or end. */
+  phase: 'start' | 'end';
+  /** Which fault. */
+  fault: FaultKind;
+  /** A worker id, or `db` for the database. */
+  target: string;
+  /** Pairs a start with its end. */
+  id: string;
+  /** The fault's parameters (mode, direction, durations), for reports. */
+  detail?: Record<string, unknown>;
+}
+
+/** What the workload put into a job: its handler plan, in brief. */
+export interface JobEvent {
+  type: 'job';
+  /** When it was enqueued (database clock). */
+  t: number;
+  /** The job id. */
+  job: string;
+  /** Number of units. */
+  units: number;
+  /** The longest unit, ms (the watchdog bound of bounded-zombie uses it). */
+  maxUnitMs: number;
+}
+
+/** The last line of a complete history: the run ended and was read to the end. */
+export interface EndEvent {
+  type: 'end';
+  /** When (database clock). */
+  t: number;
+  /** Whether every job reached a terminal state before the drain timeout. */
+  drained: boolean;
+}
+
+/** Any event of a history. */
+export type HistoryEvent =
+  AuditEvent | EffectEvent | WorkerHistoryEvent | NemesisEvent | JobEvent | EndEvent;
+
+/** A whole history. */
+export interface History {
+  header: HistoryHeader;
+  /** Ordered by `t`. */
+  events: HistoryEvent[];
+}

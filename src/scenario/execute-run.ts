@@ -1,0 +1,132 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { StartedEnvironment } from '../env/types.js';
+import { prepareAuditedQueue } from '../history/audited-queue.js';
+import { HistoryRecorder } from '../history/recorder.js';
+import type { History } from '../history/types.js';
+import type { Fault, NemesisContext } from '../nemesis/types.js';
+import { waitForDrain } from '../pool/queue-database.js';
+import { WorkerPool } from '../pool/worker-pool.js';
+import { loadQueueAdapter } from '../queue/load-adapter.js';
+import type { LeaseSettings } from '../queue/types.js';
+import type { ClockSkew, UnitPlan } from '../worker/types.js';
+
+/** A fault at a time, healing itself after `forMs` (or when the run heals everything). */
+export interface TimedFault {
+  /** Milliseconds after the workers are ready. */
+  atMs: number;
+  /** How long it lasts; absent: until the run heals everything. */
+  forMs?: number;
+  /** The fault. */
+  fault: Fault;
+}
+
+/** One run: a workload, lease settings, workers and a fault timeline. */
+export interface RunPlan {
+  /** Name in the history and reports. */
+  scenario: string;
+  /** The seed the workload was drawn from. */
+  seed: number;
+  /** Built-in queue name or adapter path. */
+  queue: string;
+  /** Number of workers. */
+  workers: number;
+  /** Lease settings. */
+  lease: LeaseSettings;
+  /** One handler plan per job. */
+  plans: UnitPlan[][];
+  /** Attempts before dead-lettering (queue default when absent). */
+  maxAttempts?: number;
+  /** Whether dead-lettered jobs count as done. */
+  allowDeadLetter?: boolean;
+  /** Initial clock skew per worker index, if any. */
+  clock?: (index: number) => ClockSkew | undefined;
+  /** The fault timeline. */
+  faults: TimedFault[];
+  /** How long to wait for every job to finish once the faults are healed. */
+  drainTimeoutMs: number;
+}
+
+/** What a run produced. */
+export interface RunOutcome {
+  /** The history, on the database clock, ending with an `end` event. */
+  history: History;
+  /** Whether every job finished before the drain timeout. */
+  drained: boolean;
+}
+
+/**
+ * Runs one plan in a fresh database of `env`: queue schema and audit trigger → jobs → workers
+ * → the fault timeline (each fault healing after its `forMs`) → heal everything → drain → stop
+ * the workers → read the history. Everything it starts it stops, also on failure.
+ */
+export async function executeRun(env: StartedEnvironment, plan: RunPlan): Promise<RunOutcome> {
+  const database = await env.createDatabase();
+  try {
+    const adapter = await loadQueueAdapter(plan.queue);
+    const workerIds = Array.from({ length: plan.workers }, (_, i) => `w${i + 1}`);
+    const recorder = await HistoryRecorder.start({
+      database,
+      scenario: plan.scenario,
+      seed: plan.seed,
+      queue: plan.queue,
+      lease: plan.lease,
+      workers: workerIds,
+      env,
+      ...(plan.allowDeadLetter !== undefined && { allowDeadLetter: plan.allowDeadLetter }),
+    });
+    const ids = await prepareAuditedQueue(
+      database,
+      adapter,
+      plan.plans.map((units) => ({
+        payload: { units },
+        ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
+      })),
+    );
+    await recorder.recordJobs(ids, plan.plans);
+    const pool = await WorkerPool.start({
+      env,
+      database,
+      queue: plan.queue,
+      workers: plan.workers,
+      lease: plan.lease,
+      onEvent: recorder.onWorkerEvent,
+      ...(plan.clock && { clock: plan.clock }),
+    });
+    let drained = false;
+    try {
+      const ctx: NemesisContext = { env, pool, record: (r) => recorder.recordNemesis(r) };
+      await runTimeline(ctx, plan.faults);
+      drained = await waitForDrain(database, adapter, plan.drainTimeoutMs).then(
+        () => true,
+        () => false,
+      );
+    } finally {
+      await pool.stop();
+    }
+    recorder.recordWorkerEvents(pool.events());
+    return { history: await recorder.finish({ drained }), drained };
+  } finally {
+    await database.drop();
+  }
+}
+
+/** Starts each fault at its time, heals it after its duration, then heals everything. */
+async function runTimeline(ctx: NemesisContext, faults: TimedFault[]): Promise<void> {
+  const started = performance.now();
+  try {
+    await Promise.all(
+      faults.map(async ({ atMs, forMs, fault }) => {
+        await sleep(Math.max(0, atMs - (performance.now() - started)));
+        await fault.start(ctx);
+        if (forMs !== undefined) {
+          await sleep(forMs);
+          await fault.heal(ctx);
+        }
+      }),
+    );
+  } finally {
+    // Heal everything, whatever happened: no worker stays paused, no proxy stays cut.
+    for (const { fault } of faults) await fault.heal(ctx).catch(() => undefined);
+    await Promise.allSettled(ctx.pool.proxies.map((p) => p.heal()));
+  }
+}

@@ -1,0 +1,290 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
+import type { StartedEnvironment } from '../../src/env/types.js';
+import { readAuditEvents } from '../../src/history/audit-reader.js';
+import { installAuditTrigger } from '../../src/history/audit-trigger.js';
+import { AuditDataError, AuditDescriptionError } from '../../src/history/history-errors.js';
+import type { AuditEvent } from '../../src/history/types.js';
+import { loadQueueAdapter } from '../../src/queue/load-adapter.js';
+import { referenceQueue } from '../../src/queue/reference-queue.js';
+import type { QueueAdapter } from '../../src/queue/types.js';
+import { LEASE, context, openQueueDb, transaction } from '../queue/queue-db.js';
+import deleteQueue from './fixtures/delete-queue.js';
+import { millis, openAuditedDb } from './support/audited-db.js';
+
+let env: StartedEnvironment;
+beforeAll(async () => {
+  env = await new EmbeddedEnvironmentProvider().start();
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+const claimed = <T>(value: T | undefined): T => {
+  expect(value, 'a claim was expected').toBeDefined();
+  return value!;
+};
+/** The lease part of an audit event, for compact expectations. */
+const lease = (e: AuditEvent | undefined) => e && { op: e.op, app: e.app, old: e.old, new: e.new };
+
+describe('the audit trigger on the reference queue', () => {
+  it('records the insert, claim, extension and ack with their images, times and connections', async () => {
+    const db = await openAuditedDb(env, referenceQueue);
+    try {
+      const [job] = await db.enqueue(1);
+      const w1 = await db.client('w1');
+      const observer = await db.observer();
+      const deadlineNow = () =>
+        millis(observer, 'SELECT lease_expires_at FROM leaseproof_jobs WHERE id = $1', [job]);
+
+      const claim = claimed(await referenceQueue.claim(w1, context('w1')));
+      const grantedUntil = await deadlineNow();
+      expect(await referenceQueue.extend(w1, claim, context('w1'))).toBe(true);
+      const extendedUntil = await deadlineNow();
+      expect(await referenceQueue.ack(w1, claim, context('w1'))).toBe(true);
+
+      const events = await readAuditEvents(observer);
+      expect(events.map(lease)).toEqual([
+        {
+          op: 'insert',
+          app: 'setup',
+          old: null,
+          new: { holder: null, deadline: null, state: 'pending' },
+        },
+        {
+          op: 'update',
+          app: 'w1',
+          old: { holder: null, deadline: null, state: 'pending' },
+          new: { holder: claim.token, deadline: grantedUntil, state: 'held' },
+        },
+        {
+          op: 'update',
+          app: 'w1',
+          old: { holder: claim.token, deadline: grantedUntil, state: 'held' },
+          new: { holder: claim.token, deadline: extendedUntil, state: 'held' },
+        },
+        {
+          op: 'update',
+          app: 'w1',
+          old: { holder: claim.token, deadline: extendedUntil, state: 'held' },
+          new: { holder: null, deadline: null, state: 'completed' },
+        },
+      ]);
+      for (const e of events) {
+        expect(e.job).toBe(job);
+        // Autocommit, yet not one instant: over the extended protocol the transaction starts
+        // at Parse and the statement's clock is read again at Execute, a fraction of a ms later.
+        expect(e.stmtT).toBeGreaterThanOrEqual(e.txnT);
+        expect(e.stmtT - e.txnT).toBeLessThan(50);
+        expect(e.t).toBeGreaterThanOrEqual(e.stmtT);
+      }
+      // The reference sets deadline = now() + lease, and txnT is that now(): to the microsecond.
+      const [, grant, extension] = events;
+      expect(grant!.new!.deadline! - grant!.txnT).toBeCloseTo(LEASE.durationMs, 2);
+      expect(extension!.new!.deadline! - extension!.txnT).toBeCloseTo(LEASE.extendByMs, 2);
+      expect(new Set(events.map((e) => e.xid)).size).toBe(4);
+      expect(events.map((e) => e.t)).toEqual([...events.map((e) => e.t)].sort((a, b) => a - b));
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('leaves no audit row for a rolled-back change: only committed transitions count', async () => {
+    const db = await openAuditedDb(env, referenceQueue);
+    try {
+      await db.enqueue(1);
+      const w2 = await db.client('w2');
+      const observer = await db.observer();
+      const before = await readAuditEvents(observer);
+
+      await w2.query('BEGIN');
+      const claim = claimed(await referenceQueue.claim(w2, context('w2')));
+      // Inside the transaction the trigger has written its row…
+      const inside = await w2.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM leaseproof_audit WHERE app = 'w2'",
+      );
+      expect(inside.rows[0]?.n).toBe(1);
+      // …and it goes with the transaction.
+      await w2.query('ROLLBACK');
+      expect(await readAuditEvents(observer)).toEqual(before);
+
+      // The same claim committed is on record, with a later seq-ordered position.
+      const again = claimed(await referenceQueue.claim(w2, context('w2')));
+      expect(again.token).not.toBe(claim.token);
+      const after = await readAuditEvents(observer);
+      expect(after).toHaveLength(before.length + 1);
+      expect(after.at(-1)?.new?.holder).toBe(again.token);
+      expect(after.some((e) => e.new?.holder === claim.token)).toBe(false);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('records a multi-row transaction with one xid, and a checkpoint as an update with equal images', async () => {
+    const db = await openAuditedDb(env, referenceQueue);
+    try {
+      await db.enqueue(2);
+      const w1 = await db.client('w1');
+      const first = await transaction(w1, async () => [
+        claimed(await referenceQueue.claim(w1, context('w1'))),
+        claimed(await referenceQueue.claim(w1, context('w1'))),
+      ]);
+      expect(await referenceQueue.checkpoint!(w1, first[0]!, 'cursor-1', context('w1'))).toBe(true);
+      const events = await readAuditEvents(await db.observer());
+      const claims = events.filter((e) => e.new?.state === 'held' && e.old?.state === 'pending');
+      expect(claims).toHaveLength(2);
+      expect(claims[0]!.xid).toBe(claims[1]!.xid);
+      const checkpoint = events.at(-1)!;
+      expect(checkpoint.op).toBe('update');
+      expect(checkpoint.old).toEqual(checkpoint.new);
+      expect(checkpoint.new?.holder).toBe(first[0]!.token);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('can be installed twice without recording a change twice', async () => {
+    const db = await openAuditedDb(env, referenceQueue);
+    try {
+      await installAuditTrigger(db.setup, referenceQueue.audit);
+      await db.enqueue(3);
+      expect(await readAuditEvents(await db.observer())).toHaveLength(3);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('the audit trigger on other queues', () => {
+  it('records the DELETE of a queue that completes by deleting the row', async () => {
+    const db = await openAuditedDb(env, deleteQueue);
+    try {
+      const [job] = await db.enqueue(1);
+      const w1 = await db.client('w1');
+      const claim = claimed(await deleteQueue.claim(w1, context('w1')));
+      expect(await deleteQueue.ack(w1, claim, context('w1'))).toBe(true);
+      const events = await readAuditEvents(await db.observer());
+      expect(events.map((e) => e.op)).toEqual(['insert', 'update', 'delete']);
+      const completion = events[2]!;
+      expect(completion).toMatchObject({ job, app: 'w1', new: null });
+      expect(completion.old).toEqual(events[1]!.new);
+      expect(completion.old).toMatchObject({ holder: claim.token, state: 'held' });
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('records the example tiny queue (examples/tiny-queue.ts), failures included', async () => {
+    const tiny = await loadQueueAdapter('./examples/tiny-queue.ts');
+    const db = await openAuditedDb(env, tiny);
+    try {
+      await db.enqueue(2);
+      const w1 = await db.client('w1');
+      const a = claimed(await tiny.claim(w1, context('w1')));
+      const b = claimed(await tiny.claim(w1, context('w1')));
+      expect(await tiny.ack(w1, a, context('w1'))).toBe(true);
+      expect(await tiny.fail(w1, b, 'boom', context('w1'))).toBe(true);
+      const events = await readAuditEvents(await db.observer());
+      const states = (job: string) =>
+        events.filter((e) => e.job === job).map((e) => `${e.old?.state}>${e.new?.state}`);
+      expect(states(a.jobId)).toEqual(['undefined>pending', 'pending>held', 'held>completed']);
+      expect(states(b.jobId)).toEqual(['undefined>pending', 'pending>held', 'held>failed']);
+      const grant = events.find((e) => e.new?.holder === a.token)!;
+      const row = await millis(w1, 'SELECT locked_until FROM tiny_jobs WHERE id = $1', [a.jobId]);
+      expect(grant.new?.deadline).toBe(row);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('a bad audit description', () => {
+  const withExpressions = (
+    expressions: Partial<QueueAdapter['audit']['expressions']>,
+    table = referenceQueue.audit.table,
+  ): QueueAdapter['audit'] => ({
+    ...referenceQueue.audit,
+    table,
+    expressions: { ...referenceQueue.audit.expressions, ...expressions },
+  });
+
+  const installError = async (audit: QueueAdapter['audit']): Promise<unknown> => {
+    const db = await openQueueDb(env, referenceQueue);
+    try {
+      return await installAuditTrigger(await db.client('setup'), audit).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    } finally {
+      await db.close();
+    }
+  };
+
+  it('is refused with the table and the expression named: a missing column', async () => {
+    const error = await installError(withExpressions({ state: 'r.lease_state' }));
+    expect(error).toBeInstanceOf(AuditDescriptionError);
+    const message = (error as Error).message;
+    expect(message).toContain('leaseproof_jobs');
+    expect(message).toContain('state expression `r.lease_state`');
+    expect(message).toMatch(/column r\.lease_state does not exist/);
+  });
+
+  it('is refused when it prepares over the table but would fail in the trigger', async () => {
+    // A set-returning expression is fine in a SELECT list; in the trigger's assignment it would
+    // fail every statement of the queue.
+    const error = await installError(withExpressions({ holder: 'generate_series(1, 2)::text' }));
+    expect(error).toBeInstanceOf(AuditDescriptionError);
+    expect((error as Error).message).toMatch(
+      /the holder expression `generate_series\(1, 2\)::text` does not evaluate over the row r: .*more than one row/,
+    );
+  });
+
+  it('is refused when the table does not exist', async () => {
+    const error = await installError(withExpressions({}, 'no_such_jobs'));
+    expect(error).toBeInstanceOf(AuditDescriptionError);
+    expect((error as Error).message).toMatch(/table "no_such_jobs" does not exist/);
+  });
+
+  it('is refused when an expression is a second statement in disguise, and nothing runs', async () => {
+    const db = await openQueueDb(env, referenceQueue);
+    try {
+      const setup = await db.client('setup');
+      const sneaky = withExpressions({ jobId: 'r.id::text; DROP TABLE leaseproof_jobs; SELECT 1' });
+      await expect(installAuditTrigger(setup, sneaky)).rejects.toThrow(
+        /jobId expression .* does not evaluate/,
+      );
+      const { rows } = await setup.query<{ ok: boolean }>(
+        "SELECT to_regclass('leaseproof_jobs') IS NOT NULL AS ok",
+      );
+      expect(rows[0]?.ok).toBe(true);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('whose state expression yields a value outside LeaseState is caught when read', async () => {
+    const db = await openQueueDb(env, referenceQueue);
+    try {
+      const setup = await db.client('setup');
+      await installAuditTrigger(setup, withExpressions({ state: 'r.status' }));
+      await referenceQueue.enqueue(setup, [{ payload: { units: [] } }]);
+      await referenceQueue.claim(await db.client('w1'), context('w1'));
+      const error: unknown = await readAuditEvents(setup).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AuditDataError);
+      expect((error as Error).message).toMatch(/row 2 \(job 1\): state "claimed" is not one of/);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('has no audit to read when the trigger was never installed', async () => {
+    const db = await openQueueDb(env, referenceQueue);
+    try {
+      await expect(readAuditEvents(await db.observer())).rejects.toThrow(
+        /no leaseproof_audit table .* install the audit trigger/,
+      );
+    } finally {
+      await db.close();
+    }
+  });
+});

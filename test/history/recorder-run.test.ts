@@ -1,0 +1,201 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
+import type { StartedEnvironment } from '../../src/env/types.js';
+import { historyEnd, readHistory, writeHistory } from '../../src/history/jsonl.js';
+import type {
+  AuditEvent,
+  EffectEvent,
+  History,
+  HistoryEvent,
+  NemesisEvent,
+  WorkerHistoryEvent,
+} from '../../src/history/types.js';
+import { waitForDrain } from '../../src/pool/queue-database.js';
+import { VERSION } from '../../src/version.js';
+import { units } from '../support/queue-run.js';
+import { startRecordedRun } from './support/recorded-run.js';
+
+let env: StartedEnvironment;
+let history: History;
+beforeAll(async () => {
+  env = await new EmbeddedEnvironmentProvider().start();
+  history = await recordSmallRun();
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+const LEASE = { durationMs: 2_000, heartbeatMs: 300, extendByMs: 2_000, pollMs: 50 };
+const JOBS = 20;
+
+/** 2 workers, 20 jobs of two 20 ms units each with an effect, and a short latency fault. */
+async function recordSmallRun(): Promise<History> {
+  await using run = await startRecordedRun(env, {
+    scenario: 'recorder-small-run',
+    queue: 'reference',
+    workers: 2,
+    lease: LEASE,
+    plans: Array.from({ length: JOBS }, () => units(2, 20)),
+  });
+  const proxy = run.pool.proxy('w2');
+  await proxy.addToxic({
+    name: 'latency',
+    type: 'latency',
+    stream: 'downstream',
+    attributes: { latency: 5 },
+  });
+  const fault = { fault: 'latency', target: 'w2', id: 'latency-1' } as const;
+  run.recorder.recordNemesis({ ...fault, phase: 'start', detail: { latencyMs: 5 } });
+  await sleep(200);
+  await proxy.removeToxic('latency');
+  run.recorder.recordNemesis({ ...fault, phase: 'end' });
+  await waitForDrain(run.database, run.adapter, 30_000);
+  await run.pool.stop();
+  // Taking the pool's events as well must not record anything twice.
+  run.recorder.recordWorkerEvents(run.pool.events());
+  // Awaited here: `await using` drops the database as soon as this function returns.
+  return await run.recorder.finish({ drained: true });
+}
+
+const ofType = <T extends HistoryEvent['type']>(type: T) =>
+  history.events.filter((e): e is Extract<HistoryEvent, { type: T }> => e.type === type);
+
+describe('a recorded run of 2 workers and 20 jobs', () => {
+  it('has a filled-in header', () => {
+    const { header } = history;
+    expect(header).toMatchObject({
+      type: 'header',
+      version: 1,
+      scenario: 'recorder-small-run',
+      seed: 0,
+      queue: 'reference',
+      lease: LEASE,
+      workers: ['w1', 'w2'],
+    });
+    expect(header.versions.leaseproof).toBe(VERSION);
+    expect(header.versions.node).toBe(process.version);
+    expect(header.versions.postgres).toMatch(/^\d+(\.\d+)?/);
+    expect(header.versions.toxiproxy).toMatch(/\d+\.\d+/);
+    expect(Math.abs(header.clockOffsetMs)).toBeLessThan(5);
+    expect(header.clockUncertaintyMs).toBeGreaterThan(0);
+    expect(header.startedAt).toBeLessThanOrEqual(history.events[0]!.t);
+  });
+
+  it('orders every event by t and ends with the end event', () => {
+    const ts = history.events.map((e) => e.t);
+    expect(ts).toEqual([...ts].sort((a, b) => a - b));
+    expect(historyEnd(history)).toMatchObject({ type: 'end', drained: true });
+    expect(history.events.filter((e) => e.type === 'end')).toHaveLength(1);
+  });
+
+  it('has, for every job, its enqueue, insert, claim and completion on the database clock', () => {
+    const jobs = ofType('job');
+    expect(jobs).toHaveLength(JOBS);
+    const audit = ofType('audit');
+    for (const job of jobs) {
+      expect(job).toMatchObject({ units: 2, maxUnitMs: 20 });
+      const rows = audit.filter((e) => e.job === job.job);
+      const insert = rows.find((e) => e.op === 'insert');
+      expect(insert?.new?.state).toBe('pending');
+      // The job is dated by its insert, and comes right before it.
+      expect(job.t).toBe(insert?.t);
+      expect(history.events.indexOf(job)).toBeLessThan(history.events.indexOf(insert!));
+      const grants = rows.filter((e) => e.old?.state === 'pending' && e.new?.state === 'held');
+      expect(grants).toHaveLength(1);
+      expect(['w1', 'w2']).toContain(grants[0]!.app);
+      const completions = rows.filter((e) => e.new?.state === 'completed');
+      expect(completions).toHaveLength(1);
+      expect(completions[0]).toMatchObject({ app: grants[0]!.app });
+      expect(completions[0]!.old?.holder).toBe(grants[0]!.new?.holder);
+    }
+  });
+
+  it('has the effects, each under the claim that was held', () => {
+    const effects: EffectEvent[] = ofType('effect');
+    expect(effects).toHaveLength(2 * JOBS);
+    const grants = new Map(
+      ofType('audit')
+        .filter((e) => e.new?.state === 'held' && e.old?.state === 'pending')
+        .map((e) => [e.new!.holder!, e] as const),
+    );
+    for (const effect of effects) {
+      const grant = grants.get(effect.token);
+      expect(grant?.job).toBe(effect.job);
+      expect(grant?.app).toBe(effect.worker);
+      expect(effect.t).toBeGreaterThan(grant!.t);
+    }
+  });
+
+  it('has the nemesis events on the database clock, inside the run', () => {
+    const nemesis: NemesisEvent[] = ofType('nemesis');
+    expect(nemesis.map((e) => e.phase)).toEqual(['start', 'end']);
+    expect(nemesis[0]).toMatchObject({ fault: 'latency', target: 'w2', detail: { latencyMs: 5 } });
+    expect(nemesis[1]!.t - nemesis[0]!.t).toBeGreaterThanOrEqual(200);
+    expect(nemesis[0]!.t).toBeGreaterThan(history.header.startedAt);
+  });
+
+  it("has the workers' events, converted, close to what the database saw", () => {
+    const workers: WorkerHistoryEvent[] = ofType('worker');
+    for (const id of ['w1', 'w2']) {
+      const own = workers.filter((e) => e.worker === id);
+      expect(own[0]?.kind).toBe('ready');
+      expect(own.at(-1)).toMatchObject({ kind: 'exit', detail: 'SIGTERM' });
+    }
+    // Each event once, even though the pool's events were handed over a second time.
+    const seen = new Set(workers.map((e) => JSON.stringify(e)));
+    expect(seen.size).toBe(workers.length);
+
+    // A worker reports a claim after the server granted it: the lag is the reply's trip back
+    // plus the IPC hop, never negative beyond the clock offset's uncertainty.
+    const grants = new Map<string, AuditEvent>();
+    for (const e of ofType('audit')) {
+      if (e.new?.state === 'held' && e.old?.state === 'pending') grants.set(e.new.holder!, e);
+    }
+    const claims = workers.filter((e) => e.kind === 'claim' && e.outcome === 'ok');
+    expect(claims).toHaveLength(JOBS);
+    const lags = claims.map((claim) => {
+      expect(claim).toMatchObject({ phase: 'complete' });
+      const grant = grants.get(claim.token!);
+      expect(grant).toMatchObject({ job: claim.job, app: claim.worker });
+      return claim.t - grant!.t;
+    });
+    const acks = workers.filter((e) => e.kind === 'ack' && e.phase === 'complete');
+    expect(acks.map((e) => e.outcome)).toEqual(Array(JOBS).fill('ok'));
+    const sorted = [...lags].sort((a, b) => a - b);
+    console.log(
+      `claim lag worker − audit (ms): min ${sorted[0]?.toFixed(3)}, ` +
+        `median ${sorted[sorted.length >> 1]?.toFixed(3)}, max ${sorted.at(-1)?.toFixed(3)}`,
+    );
+    // What lease-honored's ε must absorb: over the extended protocol, the statement's time is
+    // read a little after the transaction's now(), which the reference's deadlines are built on.
+    const grantsList = [...grants.values()];
+    const stmtLag = Math.max(...grantsList.map((g) => g.stmtT - g.txnT));
+    const leaseError = Math.max(
+      ...grantsList.map((g) => Math.abs(g.new!.deadline! - g.txnT - LEASE.durationMs)),
+    );
+    console.log(
+      `grants: max stmtT − txnT ${stmtLag.toFixed(3)} ms, max |deadline − txnT − lease| ${leaseError.toFixed(4)} ms`,
+    );
+    expect(leaseError).toBeLessThan(0.01);
+    const slack = history.header.clockUncertaintyMs + 1;
+    for (const lag of lags) {
+      expect(lag).toBeGreaterThan(-slack);
+      expect(lag).toBeLessThan(100);
+    }
+  });
+
+  it('survives a JSONL round trip unchanged', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'leaseproof-history-'));
+    try {
+      const file = join(dir, 'run.jsonl');
+      await writeHistory(file, history);
+      expect(await readHistory(file)).toEqual(history);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
