@@ -1,5 +1,6 @@
 // `npm run bench`: prints one JSON object per line, {"metric", "value", "unit", ...}.
 // Figures, not pass/fail: targets are stated next to them, never asserted in tests.
+import { benchCheckerThroughput } from './checker-throughput.js';
 import { benchEnvStartup } from './env-startup.js';
 import { benchQueueThroughput } from './queue-throughput.js';
 
@@ -7,6 +8,7 @@ const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
   env: () => benchEnvStartup(),
   queue: () => benchQueueThroughput(),
+  checkers: () => benchCheckerThroughput(),
 };
 for (const [name, run] of Object.entries(benches)) {
   if (only === undefined || only === name) await run();

@@ -107,3 +107,99 @@ export {
   type DurationDistribution,
   type HandlerShape,
 } from './scenario/durations.js';
+
+// History: one ordered record of a run on the database's clock.
+export { HISTORY_VERSION } from './history/types.js';
+export type {
+  LeaseState,
+  HistoryHeader,
+  LeaseImage,
+  AuditEvent,
+  EffectEvent,
+  WorkerHistoryEvent,
+  FaultKind,
+  NemesisEvent,
+  JobEvent,
+  EndEvent,
+  HistoryEvent,
+  History,
+} from './history/types.js';
+export { installAuditTrigger, AUDIT_TRIGGER } from './history/audit-trigger.js';
+export { AUDIT_TABLE } from './history/audit-table.js';
+export { prepareAuditedQueue } from './history/audited-queue.js';
+export { measureClockOffset, type ClockOffset } from './history/clock-offset.js';
+export { HistoryRecorder } from './history/recorder.js';
+export type { HistoryRecorderOptions, NemesisRecord } from './history/recorder-options.js';
+export { writeHistory, readHistory, historyEnd } from './history/jsonl.js';
+export {
+  AuditDescriptionError,
+  AuditDataError,
+  HistoryFileError,
+} from './history/history-errors.js';
+export { deriveHistory } from './history/derive.js';
+export type {
+  DerivedHistory,
+  DerivedJob,
+  DerivedClaim,
+  DerivedCompletion,
+  DerivedFault,
+  DerivedWorker,
+  ClaimEnd,
+  ClaimCloser,
+} from './history/derive-types.js';
+
+// Checkers: one per lease invariant, composed invalid > unknown > valid.
+export type {
+  Verdict,
+  InvariantId,
+  CheckOptions,
+  Checker,
+  CheckResult as CheckerResult,
+  CompositeResult,
+  Evidence,
+  EvidenceClaim,
+  EvidenceEvent,
+  EvidenceFault,
+  Distribution,
+} from './checker/types.js';
+export {
+  ALL_CHECKERS,
+  CHECKER_NAMES,
+  checkerByName,
+  checkHistory,
+  noStaleAck,
+  singleCompletion,
+  noLostJob,
+  exclusiveClaim,
+  atLeastOnceBound,
+  leaseHonored,
+  boundedZombie,
+  timelyRecovery,
+  explainedExpiry,
+} from './checker/index.js';
+export { runCheckers, runChecker, composeVerdicts } from './checker/compose.js';
+export { DEFAULT_CHECK_OPTIONS } from './checker/options.js';
+export { formatVerdictTable } from './checker/verdict-table.js';
+export {
+  simulateHistory,
+  type SimulationOptions,
+  type ModelVariant,
+} from './checker/testing/simulate-history.js';
+
+// Faults and runs.
+export type { Fault, FaultRecord, NemesisContext } from './nemesis/types.js';
+export { PauseFault } from './nemesis/pause-fault.js';
+export {
+  PartitionFault,
+  type PartitionMode,
+  type PartitionDirection,
+} from './nemesis/partition-fault.js';
+export { ClockFault } from './nemesis/clock-fault.js';
+export { StallFault } from './nemesis/stall-fault.js';
+export { CrashFault } from './nemesis/crash-fault.js';
+export {
+  executeRun,
+  type RunPlan,
+  type RunOutcome,
+  type TimedFault,
+} from './scenario/execute-run.js';

@@ -4,6 +4,7 @@
  */
 import { Command } from 'commander';
 import { envCommand } from './env-command.js';
+import { checkCommand } from './check-command.js';
 import { reapLeftovers } from '../env/process-registry.js';
 import { LeaseproofError, describeError } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
       }
     });
   program.addCommand(envCommand());
+  program.addCommand(checkCommand());
   return program;
 }
 

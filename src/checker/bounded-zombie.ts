@@ -1,0 +1,119 @@
+/**
+ * I7 bounded-zombie: after a claim is lost — its expiry, or the worker's own word (a failed
+ * extension, a `lost` event), whichever came first — the effects under it stop within one
+ * heartbeat period + the job's longest unit + ε: the watchdog bound. The worker learns of the
+ * loss by its next heartbeat at the latest, and a unit already running is allowed to finish.
+ *
+ * Time the holder could not act at all (paused, its event loop stalled, the database down) is
+ * added to the bound: a SIGSTOPped worker's unit finishes when it is continued, and no watchdog
+ * can prevent that. A loss known only from a worker event adds the clock-offset uncertainty.
+ */
+import { deriveHistory } from '../history/derive.js';
+import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
+import type { EffectEvent } from '../history/types.js';
+import {
+  EvidenceLog,
+  at,
+  claimEvents,
+  claimRef,
+  historyWarnings,
+  eventRef,
+  faultsDuring,
+} from './evidence.js';
+import { FROZEN_KINDS, coveredMs } from './fault-windows.js';
+import { controllerTolerance, resolveOptions } from './options.js';
+import { toResult } from './result.js';
+import { distribution, round } from './stats.js';
+import type { Checker, Evidence } from './types.js';
+
+const META = { name: 'bounded-zombie', id: 'I7' } as const;
+
+/** I7: effects under a lost claim stop within heartbeat + longest unit + ε. */
+export const boundedZombie: Checker = {
+  ...META,
+  description:
+    "After a worker's claim is lost, its effects for that job stop within one heartbeat period " +
+    '+ one unit duration + ε.',
+  check(history, partial) {
+    const options = resolveOptions(partial);
+    const derived = deriveHistory(history);
+    const events = history.events;
+    const { heartbeatMs } = history.header.lease;
+    const workerTolerance = controllerTolerance(history, options);
+    const violations = new EvidenceLog(options.maxEvidence);
+    const counts = { claimsLost: 0, zombies: 0, overBound: 0, unjudged: 0 };
+    const windows: number[] = [];
+    for (const claim of derived.claims) {
+      const reported = claim.reportedLost >= 0 ? events[claim.reportedLost]!.t : NaN;
+      if (Number.isNaN(claim.expiredAt) && Number.isNaN(reported)) continue;
+      counts.claimsLost += 1;
+      const byWorker = Number.isNaN(claim.expiredAt) || reported < claim.expiredAt;
+      const lostAt = byWorker ? reported : claim.expiredAt;
+      const tolerance = byWorker ? workerTolerance : options.epsilonMs;
+      let lastAfter = NaN;
+      let judged = true;
+      let flagged = false;
+      for (const index of claim.effects) {
+        const t = events[index]!.t;
+        if (t <= lostAt) continue;
+        lastAfter = t;
+        if (flagged || !judged) continue;
+        if (Number.isNaN(claim.job.maxUnitMs)) {
+          judged = false;
+          continue;
+        }
+        const frozen = coveredMs(derived, claim.worker, FROZEN_KINDS, lostAt, t);
+        const bound = heartbeatMs + claim.job.maxUnitMs + tolerance + frozen;
+        if (t - lostAt <= bound) continue;
+        flagged = true;
+        counts.overBound += 1;
+        if (violations.take()) {
+          violations.add(evidence(derived, claim, index, lostAt, byWorker, bound, frozen));
+        }
+      }
+      if (Number.isNaN(lastAfter)) continue;
+      counts.zombies += 1;
+      if (!judged) counts.unjudged += 1;
+      windows.push(lastAfter - lostAt);
+    }
+    return toResult(META, options, {
+      violations,
+      counts,
+      stats: { zombieWindowMs: distribution(windows) },
+      warnings: historyWarnings(derived),
+      ...(counts.unjudged > 0 && {
+        unknownWhy:
+          `${counts.unjudged} lost claim(s) did effects after the loss, but their job has no ` +
+          'handler plan (job event with maxUnitMs) to bound them by',
+      }),
+    });
+  },
+};
+
+function evidence(
+  derived: DerivedHistory,
+  claim: DerivedClaim,
+  effectIndex: number,
+  lostAt: number,
+  byWorker: boolean,
+  bound: number,
+  frozen: number,
+): Evidence {
+  const effect = derived.history.events[effectIndex] as EffectEvent;
+  const how = byWorker ? 'the worker reported it lost' : 'it expired';
+  const events = claimEvents(derived, claim);
+  if (claim.reportedLost >= 0)
+    events.push(eventRef(derived, claim.reportedLost, 'worker learned the claim was lost'));
+  events.push(eventRef(derived, effectIndex, `effect of unit ${effect.unit} after the loss`));
+  return {
+    job: claim.job.id,
+    message:
+      `${claim.worker} did the effect of unit ${effect.unit} at ${at(derived, effect.t)}, ` +
+      `${round(effect.t - lostAt)}ms after its claim ${claim.attempt} was lost at ` +
+      `${at(derived, lostAt)} (${how}); the watchdog bound is ${round(bound)}ms ` +
+      `(heartbeat + longest unit + ε${frozen > 0 ? ` + ${round(frozen)}ms frozen` : ''})`,
+    claims: [claimRef(claim)],
+    events: events.sort((a, b) => a.index - b.index),
+    faults: faultsDuring(derived, [claim.worker], lostAt, effect.t),
+  };
+}

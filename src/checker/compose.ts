@@ -1,0 +1,47 @@
+import { describeError } from '../errors.js';
+import type { History } from '../history/types.js';
+import { resolveOptions } from './options.js';
+import type { CheckOptions, CheckResult, Checker, CompositeResult, Verdict } from './types.js';
+
+const RANK: Record<Verdict, number> = { valid: 0, unknown: 1, invalid: 2 };
+
+/** Merges verdicts as Jepsen does: invalid > unknown > valid; no verdicts at all is valid. */
+export function composeVerdicts(verdicts: Iterable<Verdict>): Verdict {
+  let worst: Verdict = 'valid';
+  for (const v of verdicts) if (RANK[v] > RANK[worst]) worst = v;
+  return worst;
+}
+
+/**
+ * Runs one checker and never throws: a checker that throws says `unknown`, with the error as
+ * why — a bug in one checker must not hide the verdicts of the others.
+ */
+export function runChecker(checker: Checker, history: History, options: CheckOptions): CheckResult {
+  try {
+    return checker.check(history, options);
+  } catch (error) {
+    return {
+      checker: checker.name,
+      id: checker.id,
+      valid: 'unknown',
+      counts: {},
+      evidence: [],
+      epsilonMs: options.epsilonMs,
+      why: `the checker threw: ${describeError(error)}`,
+    };
+  }
+}
+
+/**
+ * Runs `checkers` over one history and composes their verdicts. Options are resolved once
+ * (bad options throw: that is misuse, not a verdict).
+ */
+export function runCheckers(
+  checkers: readonly Checker[],
+  history: History,
+  options: Partial<CheckOptions> = {},
+): CompositeResult {
+  const resolved = resolveOptions(options);
+  const results = checkers.map((checker) => runChecker(checker, history, resolved));
+  return { valid: composeVerdicts(results.map((r) => r.valid)), results, options: resolved };
+}

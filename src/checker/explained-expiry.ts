@@ -1,0 +1,91 @@
+/**
+ * I9 explained-expiry: every expiry coincides with an injected fault on its holder (or on the
+ * database) that can cost a lease — active at some moment between the claim's last confirmed
+ * grant or extension and the expiry (± ε'). See `LEASE_LOSING_KINDS` for which faults count and
+ * why a stall or a clock skew does not. An unexplained expiry means the heartbeat path is
+ * broken or the lease is shorter than the work: a warning by default, invalid under
+ * `strictCauses`.
+ */
+import { deriveHistory } from '../history/derive.js';
+import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
+import {
+  EvidenceLog,
+  at,
+  claimEvents,
+  claimRef,
+  historyWarnings,
+  eventRef,
+  faultsDuring,
+} from './evidence.js';
+import { LEASE_LOSING_KINDS, faultsOn } from './fault-windows.js';
+import { controllerTolerance, resolveOptions } from './options.js';
+import { toResult } from './result.js';
+import type { Checker, Evidence } from './types.js';
+
+const META = { name: 'explained-expiry', id: 'I9' } as const;
+
+/** I9: every expiry coincides with a fault on its holder. */
+export const explainedExpiry: Checker = {
+  ...META,
+  description:
+    'Every expiry coincides with an injected fault on its holder (crash, pause, partition, ' +
+    'database outage); unexplained expiries are warnings, violations under strict-causes.',
+  check(history, partial) {
+    const options = resolveOptions(partial);
+    const derived = deriveHistory(history);
+    const tolerance = controllerTolerance(history, options);
+    const unexplained = new EvidenceLog(options.maxEvidence);
+    const counts: Record<string, number> = { expired: 0, explained: 0, unexplained: 0 };
+    for (const claim of derived.claims) {
+      if (Number.isNaN(claim.expiredAt)) continue;
+      counts.expired! += 1;
+      const causes = faultsOn(
+        derived,
+        claim.worker,
+        LEASE_LOSING_KINDS,
+        claim.lastConfirmT - tolerance,
+        claim.expiredAt + tolerance,
+      );
+      if (causes.length > 0) {
+        counts.explained! += 1;
+        const kind = `by:${causes[0]!.fault}`;
+        counts[kind] = (counts[kind] ?? 0) + 1;
+        continue;
+      }
+      counts.unexplained! += 1;
+      if (unexplained.take()) unexplained.add(evidence(derived, claim));
+    }
+    const summary =
+      counts.unexplained! > 0
+        ? [
+            `${counts.unexplained} of ${counts.expired} expiries coincide with no fault on their ` +
+              'holder: a broken heartbeat path, or a lease shorter than the work',
+          ]
+        : [];
+    const none = new EvidenceLog(0);
+    return toResult(META, options, {
+      violations: options.strictCauses ? unexplained : none,
+      counts,
+      warnings: [...(options.strictCauses ? [] : summary), ...historyWarnings(derived)],
+      warningEvidence: unexplained,
+    });
+  },
+};
+
+function evidence(derived: DerivedHistory, claim: DerivedClaim): Evidence {
+  const next = claim.job.claims[claim.attempt];
+  const events = claimEvents(derived, claim);
+  if (next !== undefined)
+    events.push(eventRef(derived, next.grant, `next grant, to ${next.worker}`));
+  const from = claim.extensions.length > 0 ? 'its last extension' : 'its grant';
+  return {
+    job: claim.job.id,
+    message:
+      `claim ${claim.attempt} of ${claim.worker} expired at ${at(derived, claim.expiredAt)} with ` +
+      `no fault on ${claim.worker} or the database since ${from} at ${at(derived, claim.lastConfirmT)}`,
+    claims: [claimRef(claim)],
+    events,
+    // What was going on anyway: a stall or a clock skew on the holder is the usual suspect.
+    faults: faultsDuring(derived, [claim.worker], claim.lastConfirmT, claim.expiredAt),
+  };
+}

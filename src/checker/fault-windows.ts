@@ -1,0 +1,67 @@
+/** Questions about fault intervals that several checkers ask. */
+import type { DerivedFault, DerivedHistory } from '../history/derive-types.js';
+import type { FaultKind } from '../history/types.js';
+
+/**
+ * Faults during which a worker cannot act on anything, its watchdog included: it is stopped
+ * (pause), its event loop is blocked (stall), or the database its effects go to is down.
+ */
+export const FROZEN_KINDS: ReadonlySet<FaultKind> = new Set(['pause', 'stall', 'db-restart']);
+
+/**
+ * Faults that can legitimately cost a worker its lease: they stop the process or cut or slow
+ * its path to the database. Not a stall: the heartbeat has its own thread, so a blocked event
+ * loop must not cost a lease — an expiry under a stall is the broken-heartbeat signal. Not a
+ * clock skew: lease arithmetic is on the database's clock.
+ */
+export const LEASE_LOSING_KINDS: ReadonlySet<FaultKind> = new Set([
+  'partition',
+  'latency',
+  'bandwidth',
+  'slicer',
+  'pause',
+  'crash',
+  'db-restart',
+]);
+
+/** Faults of `kinds` on `worker` or on the database active at some moment of [from, to]. */
+export function faultsOn(
+  derived: DerivedHistory,
+  worker: string,
+  kinds: ReadonlySet<FaultKind>,
+  from: number,
+  to: number,
+): DerivedFault[] {
+  const found: DerivedFault[] = [];
+  for (const target of [worker, 'db']) {
+    for (const f of derived.faultsByTarget.get(target) ?? []) {
+      if (kinds.has(f.fault) && f.start <= to && f.end >= from) found.push(f);
+    }
+  }
+  return found;
+}
+
+/** How long within [from, to] `worker` was under a fault of `kinds` (overlaps counted once). */
+export function coveredMs(
+  derived: DerivedHistory,
+  worker: string,
+  kinds: ReadonlySet<FaultKind>,
+  from: number,
+  to: number,
+): number {
+  const faults = faultsOn(derived, worker, kinds, from, to);
+  if (faults.length === 0) return 0;
+  const spans = faults
+    .map((f) => [Math.max(from, f.start), Math.min(to, f.end)] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let [start, end] = spans[0]!;
+  for (const [s, e] of spans) {
+    if (s > end) {
+      total += end - start;
+      start = s;
+      end = e;
+    } else if (e > end) end = e;
+  }
+  return total + (end - start);
+}

@@ -1,0 +1,93 @@
+/**
+ * I6 lease-honored: every grant sets deadline = database time of the statement + the lease, and
+ * every extension deadline = that time + extendBy, within ε. A queue doing lease arithmetic on a
+ * worker's clock is off by the worker's skew, which is what this catches. "Database time of the
+ * statement" is `stmtT` or `txnT` (`now()` in a transaction of several statements): both are the
+ * server's clock, whichever is closer counts.
+ */
+import { deriveHistory } from '../history/derive.js';
+import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
+import type { AuditEvent } from '../history/types.js';
+import { EvidenceLog, at, claimRef, historyWarnings, eventRef, faultsDuring } from './evidence.js';
+import { resolveOptions } from './options.js';
+import { toResult } from './result.js';
+import { round } from './stats.js';
+import type { Checker } from './types.js';
+
+const META = { name: 'lease-honored', id: 'I6' } as const;
+
+/** I6: deadlines are the statement's database time plus the configured lease, within ε. */
+export const leaseHonored: Checker = {
+  ...META,
+  description:
+    'Every grant and extension sets deadline = (database time of the statement) + configured ' +
+    'lease, within ε.',
+  check(history, partial) {
+    const options = resolveOptions(partial);
+    const derived = deriveHistory(history);
+    const { durationMs, extendByMs } = history.header.lease;
+    const events = history.events;
+    const violations = new EvidenceLog(options.maxEvidence);
+    const counts = { grants: 0, extensions: 0, offGrants: 0, offExtensions: 0 };
+    let maxOff = 0;
+    for (const claim of derived.claims) {
+      counts.grants += 1;
+      const g = offBy(events[claim.grant] as AuditEvent, durationMs);
+      if (Math.abs(g) > maxOff) maxOff = Math.abs(g);
+      // A NaN offset (no deadline at all) is a violation too: hence !(… <= ε), not … > ε.
+      if (!(Math.abs(g) <= options.epsilonMs)) {
+        counts.offGrants += 1;
+        if (violations.take())
+          violations.add(evidence(derived, claim, claim.grant, g, 'grant', durationMs));
+      }
+      for (const index of claim.extensions) {
+        counts.extensions += 1;
+        const x = offBy(events[index] as AuditEvent, extendByMs);
+        if (Math.abs(x) > maxOff) maxOff = Math.abs(x);
+        if (Math.abs(x) <= options.epsilonMs) continue;
+        counts.offExtensions += 1;
+        if (violations.take())
+          violations.add(evidence(derived, claim, index, x, 'extension', extendByMs));
+      }
+    }
+    return toResult(META, options, {
+      violations,
+      counts,
+      stats: { maxOffsetMs: round(maxOff) },
+      warnings: historyWarnings(derived),
+    });
+  },
+};
+
+/** Deadline minus (statement time + lease), by the closer of stmtT and txnT; NaN without one. */
+function offBy(e: AuditEvent, leaseMs: number): number {
+  const deadline = e.new?.deadline;
+  if (deadline === null || deadline === undefined) return NaN;
+  const byStatement = deadline - (e.stmtT + leaseMs);
+  const byTransaction = deadline - (e.txnT + leaseMs);
+  return Math.abs(byStatement) <= Math.abs(byTransaction) ? byStatement : byTransaction;
+}
+
+function evidence(
+  derived: DerivedHistory,
+  claim: DerivedClaim,
+  index: number,
+  off: number,
+  what: 'grant' | 'extension',
+  leaseMs: number,
+) {
+  const e = derived.history.events[index] as AuditEvent;
+  const setting = what === 'grant' ? 'durationMs' : 'extendByMs';
+  const message = Number.isNaN(off)
+    ? `${what} by ${e.app} at ${at(derived, e.stmtT)} left the job held with no deadline`
+    : `${what} by ${e.app} at ${at(derived, e.stmtT)} set the deadline to ${at(derived, e.new!.deadline!)}: ` +
+      `${round(Math.abs(off))}ms ${off > 0 ? 'later' : 'earlier'} than statement time + ${setting} ` +
+      `(${leaseMs}ms) — lease arithmetic off the database clock`;
+  return {
+    job: claim.job.id,
+    message,
+    claims: [claimRef(claim)],
+    events: [eventRef(derived, index, `${what} with deadline off by ${round(off)}ms`)],
+    faults: faultsDuring(derived, [claim.worker], e.stmtT, e.t),
+  };
+}

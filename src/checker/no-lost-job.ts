@@ -1,0 +1,104 @@
+/**
+ * I3 no-lost-job: after faults heal and the queue drains, every enqueued job is completed — or
+ * dead-lettered, when the scenario allows it (`header.allowDeadLetter`). It needs the whole
+ * history: a cut history says `unknown`, and so does a lost job while a fault never healed,
+ * since the invariant only speaks of a queue whose faults have healed.
+ */
+import { deriveHistory } from '../history/derive.js';
+import type { DerivedJob } from '../history/derive-types.js';
+import { EvidenceLog, at, claimRef, eventRef, faultsDuring } from './evidence.js';
+import { resolveOptions } from './options.js';
+import { toResult } from './result.js';
+import type { Checker, EvidenceEvent } from './types.js';
+
+const META = { name: 'no-lost-job', id: 'I3' } as const;
+
+/** I3: every enqueued job is completed (or dead-lettered where allowed) by the end. */
+export const noLostJob: Checker = {
+  ...META,
+  description:
+    'After faults heal and the queue drains, every enqueued job is completed (or ' +
+    'dead-lettered after its attempts, where the scenario allows).',
+  check(history, partial) {
+    const options = resolveOptions(partial);
+    const derived = deriveHistory(history);
+    const violations = new EvidenceLog(options.maxEvidence);
+    const allowDead = history.header.allowDeadLetter === true;
+    const counts = { jobs: 0, completed: 0, deadLettered: 0, lost: 0 };
+    if (derived.endIndex < 0) {
+      return toResult(META, options, {
+        violations,
+        counts,
+        unknownWhy: `the history was cut at ${at(derived, derived.endT)} (no end event): a job may still have completed`,
+      });
+    }
+    for (const job of derived.jobs.values()) {
+      if (job.insert < 0 && job.plan < 0) continue;
+      counts.jobs += 1;
+      if (job.completed) {
+        counts.completed += 1;
+        continue;
+      }
+      const dead = job.state === 'dead' || job.state === 'failed';
+      if (dead && allowDead) {
+        counts.deadLettered += 1;
+        continue;
+      }
+      counts.lost += 1;
+      if (!violations.take()) continue;
+      violations.add({
+        job: job.id,
+        message: `${describe(job, dead)} when the run ended at ${at(derived, derived.endT)}`,
+        claims: job.claims.slice(-3).map(claimRef),
+        events: lastEvents(job),
+        faults: faultsDuring(
+          derived,
+          job.claims.slice(-1).map((c) => c.worker),
+          derived.endT,
+          derived.endT,
+        ),
+      });
+    }
+    // A skewed clock is not a fault a correct queue has to heal from, and is often left on.
+    const unhealed = derived.faults.filter((f) => f.end > derived.endT && f.fault !== 'clock');
+    const warnings =
+      derived.drained || counts.lost > 0
+        ? []
+        : ['the run reported it did not drain, yet every job is done by the audit'];
+    if (counts.lost > 0 && unhealed.length > 0) {
+      return toResult(META, options, {
+        violations: new EvidenceLog(0),
+        warningEvidence: violations,
+        counts,
+        warnings,
+        unknownWhy:
+          `${counts.lost} job(s) not done, but fault(s) ${unhealed.map((f) => `${f.fault}@${f.target}`).join(', ')} ` +
+          'had not healed when the run ended',
+      });
+    }
+    return toResult(META, options, { violations, counts, warnings });
+
+    function lastEvents(job: DerivedJob): EvidenceEvent[] {
+      const events: EvidenceEvent[] = [];
+      if (job.insert >= 0) events.push(eventRef(derived, job.insert, 'enqueued'));
+      else events.push(eventRef(derived, job.plan, 'planned (no insert in the audit)'));
+      const last = job.claims[job.claims.length - 1];
+      if (last !== undefined) {
+        events.push(eventRef(derived, last.grant, `last grant, to ${last.worker}`));
+        if (last.closeIndex >= 0)
+          events.push(eventRef(derived, last.closeIndex, `closed (${last.closedBy})`));
+      }
+      const release = job.releases[job.releases.length - 1];
+      if (release !== undefined && !events.some((e) => e.index === release)) {
+        events.push(eventRef(derived, release, 'last release'));
+      }
+      return events.sort((a, b) => a.index - b.index);
+    }
+  },
+};
+
+function describe(job: DerivedJob, dead: boolean): string {
+  if (dead) return `dead-lettered (${job.state}), which this scenario does not allow,`;
+  if (job.claims.length === 0) return `never claimed (state ${job.state ?? 'unknown'})`;
+  return `not completed after ${job.claims.length} claim(s) (state ${job.state ?? 'unknown'})`;
+}

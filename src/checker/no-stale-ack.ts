@@ -1,0 +1,123 @@
+/**
+ * I1 no-stale-ack: no acknowledgement commits for a claim that has expired (`strict`, the
+ * default) or that another claim has replaced (`fenced`). Judged from the audit, so an ack whose
+ * reply was lost (an `info` outcome for the worker) counts exactly as it committed.
+ */
+import { deriveHistory } from '../history/derive.js';
+import type { DerivedClaim, DerivedCompletion, DerivedJob } from '../history/derive-types.js';
+import type { AuditEvent } from '../history/types.js';
+import {
+  EvidenceLog,
+  at,
+  claimEvents,
+  claimRef,
+  historyWarnings,
+  eventRef,
+  faultsDuring,
+} from './evidence.js';
+import { resolveOptions } from './options.js';
+import { toResult } from './result.js';
+import { round } from './stats.js';
+import type { Checker, Evidence } from './types.js';
+
+const META = { name: 'no-stale-ack', id: 'I1' } as const;
+
+/** I1: no ack commits for an expired (strict) or replaced (fenced) claim. */
+export const noStaleAck: Checker = {
+  ...META,
+  description:
+    'No acknowledgement commits for a claim that has expired (strict) or that another claim ' +
+    'has replaced (fenced).',
+  check(history, partial) {
+    const options = resolveOptions(partial);
+    const derived = deriveHistory(history);
+    const violations = new EvidenceLog(options.maxEvidence);
+    const counts = { acks: 0, stale: 0, afterExpiry: 0, afterReplacement: 0, byNonHolder: 0 };
+    for (const job of derived.jobs.values()) {
+      for (const completion of job.completions) {
+        const ack = history.events[completion.index] as AuditEvent;
+        // A harness app completing a row is bookkeeping, not a worker's acknowledgement.
+        if (!derived.workers.has(ack.app)) continue;
+        counts.acks += 1;
+        const by = completion.by;
+        const replacedBy = by === null ? undefined : replacement(job, by, completion.index);
+        const expiredAt = by === null ? NaN : expiryBefore(by, ack.stmtT);
+        const stale =
+          by === null ||
+          replacedBy !== undefined ||
+          (options.staleAck === 'strict' && !Number.isNaN(expiredAt));
+        if (!stale) continue;
+        counts.stale += 1;
+        if (by === null) counts.byNonHolder += 1;
+        else if (replacedBy !== undefined) counts.afterReplacement += 1;
+        else counts.afterExpiry += 1;
+        if (!violations.take()) continue;
+        violations.add(evidence(job, completion, ack, by, replacedBy, expiredAt));
+      }
+    }
+
+    function evidence(
+      job: DerivedJob,
+      completion: DerivedCompletion,
+      ack: AuditEvent,
+      by: DerivedClaim | null,
+      replacedBy: DerivedClaim | undefined,
+      expiredAt: number,
+    ): Evidence {
+      const ackRef = eventRef(derived, completion.index, `ack committed by ${ack.app}`);
+      if (by === null) {
+        return {
+          job: job.id,
+          message: `ack committed by ${ack.app} at ${at(derived, ack.stmtT)}, which never held a claim on the job`,
+          claims: job.claims.map(claimRef),
+          events: [ackRef],
+          faults: faultsDuring(derived, [ack.app], ack.stmtT, ack.t),
+        };
+      }
+      const reasons: string[] = [];
+      if (!Number.isNaN(expiredAt)) {
+        reasons.push(
+          `${round(ack.stmtT - expiredAt)}ms after its claim expired at ${at(derived, expiredAt)}`,
+        );
+      }
+      if (replacedBy !== undefined) {
+        reasons.push(
+          `after ${replacedBy.worker} re-claimed the job at ${at(derived, replacedBy.grantT)}`,
+        );
+      } else reasons.push('with nobody re-claiming');
+      const events = [...claimEvents(derived, by)];
+      if (replacedBy !== undefined) events.push(...claimEvents(derived, replacedBy));
+      events.push(ackRef);
+      const from = Number.isNaN(expiredAt) ? by.grantT : expiredAt;
+      return {
+        job: job.id,
+        message: `ack by ${by.worker} (claim ${by.attempt}) committed at ${at(derived, ack.stmtT)}, ${reasons.join(', ')}`,
+        claims: replacedBy === undefined ? [claimRef(by)] : [claimRef(by), claimRef(replacedBy)],
+        events: events.sort((a, b) => a.index - b.index),
+        faults: faultsDuring(derived, [by.worker], from, ack.t),
+      };
+    }
+
+    return toResult(META, options, {
+      violations,
+      counts,
+      warnings: historyWarnings(derived),
+    });
+  },
+};
+
+/** The first claim of the job granted after `claim` and before audit event `index`, if any. */
+function replacement(
+  job: DerivedJob,
+  claim: DerivedClaim,
+  index: number,
+): DerivedClaim | undefined {
+  const next = job.claims[claim.attempt];
+  return next !== undefined && next.grant < index ? next : undefined;
+}
+
+/** When `claim` expired, if it did before `t` (its deadline as the row had it), else NaN. */
+function expiryBefore(claim: DerivedClaim, t: number): number {
+  if (!Number.isNaN(claim.expiredAt)) return claim.expiredAt < t ? claim.expiredAt : NaN;
+  return t > claim.expiresAt ? claim.expiresAt : NaN;
+}

@@ -1,0 +1,177 @@
+/**
+ * Audit transitions, read as lease events: which change grants a claim, extends it, completes
+ * the job or releases it — and, judged at the statement's time, whether the claim had expired
+ * by then.
+ */
+import type { DerivationState } from './derive-state.js';
+import {
+  DerivedClaim,
+  DerivedCompletion,
+  type ClaimCloser,
+  type DerivedJob,
+} from './derive-types.js';
+import type { AuditEvent, LeaseImage, WorkerHistoryEvent } from './types.js';
+
+/** Applies audit event `i` to the state. */
+export function applyAudit(s: DerivationState, i: number, e: AuditEvent): void {
+  const job = s.job(e.job);
+  const next = e.new;
+  if (e.op === 'insert') {
+    if (job.insert < 0) job.insert = i;
+    if (next !== null) {
+      job.state = next.state;
+      if (next.state === 'held') grant(s, i, e, job, next);
+    }
+    return;
+  }
+  if (e.op === 'delete') {
+    remove(s, i, e, job);
+    return;
+  }
+  if (next === null) return;
+  const old = e.old;
+  const current = job.current;
+  if (next.state === 'held') {
+    if (old?.state === 'held' && old.holder === next.holder && current?.holder === next.holder) {
+      // Same holder, still held: an extension — or a checkpoint, which leaves the deadline.
+      if (next.deadline !== current.deadline) extend(i, e, current, next.deadline);
+      else if (e.t > current.lastActivityT) current.lastActivityT = e.t;
+    } else {
+      if (current !== null) close(current, i, e, old?.deadline ?? current.deadline, 'grant');
+      grant(s, i, e, job, next);
+    }
+  } else if (next.state === 'completed') {
+    if (old?.state !== 'completed') complete(s, i, e, job, current, 'update');
+    // Writing `completed` over `completed` is a second ack committing (an unfenced ack); only
+    // a worker's statement counts, so a harness touching finished rows is not one.
+    else if (s.workerApps.has(e.app)) complete(s, i, e, job, null, 'update');
+  } else if (current !== null) {
+    close(current, i, e, current.deadline, e.app === current.worker ? 'fail' : 'reap');
+    job.releases.push(i);
+  } else if (old?.state !== next.state) {
+    job.releases.push(i);
+  }
+  job.state = next.state;
+}
+
+function grant(s: DerivationState, i: number, e: AuditEvent, job: DerivedJob, image: LeaseImage) {
+  const holder = image.holder ?? '';
+  const deadline = image.deadline ?? NaN;
+  const claim = new DerivedClaim(
+    job,
+    job.claims.length + 1,
+    holder,
+    e.app,
+    i,
+    e.t,
+    e.stmtT,
+    deadline,
+  );
+  job.claims.push(claim);
+  job.current = claim;
+  s.claims.push(claim);
+  s.byHolder.set(holder, claim);
+  s.workerApps.add(e.app);
+  s.workerOf(e.app).claims.push(claim);
+}
+
+function extend(i: number, e: AuditEvent, claim: DerivedClaim, deadline: number | null): void {
+  // Expiry is the first moment the clock passed the deadline: an extension that a weakly
+  // fenced queue lets through afterwards revives the claim but does not undo the expiry.
+  if (Number.isNaN(claim.expiredAt) && e.stmtT > claim.expiresAt) {
+    claim.expiredAt = claim.expiresAt;
+  }
+  claim.deadline = deadline ?? NaN;
+  claim.deadlineSetT = e.stmtT;
+  claim.extensions.push(i);
+  if (Number.isNaN(claim.expiredAt)) claim.lastConfirmT = e.t;
+  if (e.t > claim.lastActivityT) claim.lastActivityT = e.t;
+}
+
+/**
+ * Closes a claim at audit event `i`. Judged at the statement's database time (`stmtT`, what
+ * `now()` is in an autocommit statement), because that is the time the queue's own fences and
+ * claim predicate compare the deadline with; `clock_timestamp()` is a little later.
+ */
+function close(
+  claim: DerivedClaim,
+  i: number,
+  e: AuditEvent,
+  deadline: number,
+  closer: ClaimCloser,
+) {
+  const expiresAt = Math.max(deadline, claim.deadlineSetT);
+  if (Number.isNaN(claim.expiredAt) && e.stmtT > expiresAt) claim.expiredAt = expiresAt;
+  claim.closedBy = closer;
+  claim.closeIndex = i;
+  if (e.app === claim.worker && (closer === 'ack' || closer === 'fail')) {
+    claim.released = true;
+    if (e.t > claim.lastActivityT) claim.lastActivityT = e.t;
+  }
+  if (claim.job.current === claim) claim.job.current = null;
+}
+
+function complete(
+  s: DerivationState,
+  i: number,
+  e: AuditEvent,
+  job: DerivedJob,
+  current: DerivedClaim | null,
+  kind: 'update' | 'delete',
+): void {
+  const holderClaim = current !== null && e.old?.state === 'held' ? current : null;
+  const by = ackerOf(s, job, e.app, holderClaim);
+  if (current !== null) close(current, i, e, e.old?.deadline ?? current.deadline, 'ack');
+  if (by !== null && e.t > by.lastActivityT) by.lastActivityT = e.t;
+  job.completions.push(new DerivedCompletion(i, kind, holderClaim, by));
+}
+
+/**
+ * Which claim an ack was made under. The audit names only the row's holder; the worker's own
+ * ack names its token, so the latest ack invoke by the same worker decides when there is one.
+ */
+function ackerOf(
+  s: DerivationState,
+  job: DerivedJob,
+  app: string,
+  holderClaim: DerivedClaim | null,
+): DerivedClaim | null {
+  const op = lastOp(s, job);
+  const token = op?.worker === app && op.kind === 'ack' ? op.token : undefined;
+  if (token !== undefined) {
+    for (let k = job.claims.length - 1; k >= 0; k -= 1) {
+      if (job.claims[k]!.holder === token) return job.claims[k]!;
+    }
+  }
+  if (holderClaim?.worker === app) return holderClaim;
+  for (let k = job.claims.length - 1; k >= 0; k -= 1) {
+    if (job.claims[k]!.worker === app) return job.claims[k]!;
+  }
+  return null;
+}
+
+function remove(s: DerivationState, i: number, e: AuditEvent, job: DerivedJob): void {
+  job.deleted = true;
+  const current = job.current;
+  if (!s.workerApps.has(e.app)) {
+    // The harness purging rows is not a completion.
+    if (current !== null) close(current, i, e, current.deadline, 'reap');
+    return;
+  }
+  const op = lastOp(s, job);
+  if (op?.worker === e.app && op.kind === 'fail') {
+    // A queue that completes by deleting may dead-letter the same way; the worker's own last
+    // word on the job says which it was.
+    if (current !== null) close(current, i, e, current.deadline, 'fail');
+    job.releases.push(i);
+    job.state = 'dead';
+    return;
+  }
+  if (e.old?.state === 'completed') return;
+  complete(s, i, e, job, current, 'delete');
+  job.state = 'completed';
+}
+
+function lastOp(s: DerivationState, job: DerivedJob): WorkerHistoryEvent | undefined {
+  return job.lastOp >= 0 ? (s.events[job.lastOp] as WorkerHistoryEvent) : undefined;
+}

@@ -1,0 +1,45 @@
+/** What the derivation pass accumulates; shared by its parts (`derive-audit`, `derive-work`). */
+import { DerivedJob, DerivedWorker, type DerivedClaim } from './derive-types.js';
+import type { HistoryEvent, HistoryHeader } from './types.js';
+
+/** The state of one derivation pass. */
+export class DerivationState {
+  readonly jobs = new Map<string, DerivedJob>();
+  readonly claims: DerivedClaim[] = [];
+  /** The latest claim of each holder. */
+  readonly byHolder = new Map<string, DerivedClaim>();
+  readonly workers = new Map<string, DerivedWorker>();
+  /** Apps that act as workers: the header's, and any app that was granted a claim. */
+  readonly workerApps: Set<string>;
+  /** Effect and worker events whose claim was not known yet when they were read. */
+  readonly deferred: number[] = [];
+  readonly warnings: string[] = [];
+
+  constructor(
+    readonly events: HistoryEvent[],
+    header: HistoryHeader,
+  ) {
+    this.workerApps = new Set(header.workers);
+    for (const id of header.workers) this.workers.set(id, new DerivedWorker(id));
+  }
+
+  /** The job, created on first sight. */
+  job(id: string): DerivedJob {
+    let job = this.jobs.get(id);
+    if (job === undefined) {
+      job = new DerivedJob(id);
+      this.jobs.set(id, job);
+    }
+    return job;
+  }
+
+  /** The worker, created on first sight. */
+  workerOf(id: string): DerivedWorker {
+    let worker = this.workers.get(id);
+    if (worker === undefined) {
+      worker = new DerivedWorker(id);
+      this.workers.set(id, worker);
+    }
+    return worker;
+  }
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { boundedZombie } from '../../src/checker/bounded-zombie.js';
+import { cleanRecoveryAfterPause, cleanRun, effectAfterLostClaim } from './fixtures/anomalies.js';
+import { HistoryBuilder } from './fixtures/history-builder.js';
+import { check, rel } from './support.js';
+
+/** w1 loses its claim (expiry at +200, partitioned); an effect of unit 1 follows at `effectAt`. */
+function zombie(effectAt: number, options: { lostAt?: number } = {}) {
+  const b = new HistoryBuilder();
+  b.enqueue('1', 0)
+    .grant('1', 'w1', 'a', 0)
+    .unit('1', 'w1', 'a', 0, 1, 20)
+    .fault('partition', 'w1', 30, 500);
+  if (options.lostAt !== undefined) b.say('w1', options.lostAt, 'lost', { job: '1', token: 'a' });
+  b.unit('1', 'w1', 'a', 1, effectAt - 20, effectAt);
+  b.grant('1', 'w2', 'b', 205).unit('1', 'w2', 'b', 0, 206, 225).ack('1', 'w2', 230, 'b');
+  return b.end(600).build();
+}
+
+describe('bounded-zombie (I7)', () => {
+  it('flags an effect 3 heartbeat periods after the lost claim', () => {
+    const result = check(boundedZombie, effectAfterLostClaim());
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ claimsLost: 1, zombies: 1, overBound: 1 });
+    const [evidence] = result.evidence;
+    expect(evidence?.job).toBe('1');
+    expect(evidence?.claims.map((c) => [c.worker, c.holder, rel(c.expiredAt!)])).toEqual([
+      ['w1', 'a', 250],
+    ]);
+    expect(evidence?.message).toMatch(
+      /w1 did the effect of unit 1 at \+400ms, 150ms after its claim 1 was lost at \+250ms \(it expired\); the watchdog bound is 75ms/,
+    );
+    const effect = evidence?.events.find((e) => e.event.type === 'effect');
+    expect(effect && rel(effect.t)).toBe(400);
+    expect(evidence?.faults.map((f) => `${f.fault}@${f.target}`)).toEqual(['partition@w1']);
+    expect(result.stats?.zombieWindowMs).toEqual({ count: 1, p50: 150, p99: 150, max: 150 });
+  });
+
+  it('allows heartbeat + longest unit + ε after the loss', () => {
+    // Expired at +200: the bound is 50 + 20 + 5 = 75 ms.
+    expect(check(boundedZombie, zombie(274)).valid).toBe('valid');
+    expect(check(boundedZombie, zombie(276)).valid).toBe('invalid');
+  });
+
+  it('counts from the worker’s own report of the loss when it comes first', () => {
+    // Reported lost at +150: bound 75 + the clock uncertainty (0.5) from there.
+    expect(check(boundedZombie, zombie(225, { lostAt: 150 })).valid).toBe('valid');
+    expect(check(boundedZombie, zombie(226, { lostAt: 150 })).valid).toBe('invalid');
+  });
+
+  it('excuses the time a paused worker could not act', () => {
+    const result = check(boundedZombie, cleanRecoveryAfterPause());
+    expect(result.valid).toBe('valid');
+    expect(result.stats?.zombieWindowMs).toMatchObject({ count: 1, max: 300.05 });
+  });
+
+  it('says unknown when a zombie effect has no plan to bound it by', () => {
+    const history = zombie(400);
+    history.events = history.events.filter((e) => e.type !== 'job');
+    const result = check(boundedZombie, history);
+    expect(result.valid).toBe('unknown');
+    expect(result.why).toMatch(/no handler plan/);
+  });
+
+  it('passes a clean run', () => {
+    expect(check(boundedZombie, cleanRun()).valid).toBe('valid');
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { explainedExpiry } from '../../src/checker/explained-expiry.js';
+import {
+  cleanRecoveryAfterPause,
+  cleanRun,
+  expiryUnderStall,
+  expiryWithoutFault,
+  lateReclaimWhileWorkerFree,
+} from './fixtures/anomalies.js';
+import { check } from './support.js';
+
+describe('explained-expiry (I9)', () => {
+  it('warns about an expiry with no fault on the holder (valid by default)', () => {
+    const result = check(explainedExpiry, expiryWithoutFault());
+    expect(result.valid).toBe('valid');
+    expect(result.counts).toMatchObject({ expired: 1, unexplained: 1 });
+    expect(result.warnings?.[0]).toMatch(/1 of 1 expiries coincide with no fault on their holder/);
+    expect(result.evidence[0]?.message).toMatch(
+      /claim 1 of w1 expired at \+200ms with no fault on w1 or the database since its grant at \+0.05ms/,
+    );
+  });
+
+  it('flags it under strictCauses', () => {
+    const result = check(explainedExpiry, expiryWithoutFault(), { strictCauses: true });
+    expect(result.valid).toBe('invalid');
+    expect(result.evidence[0]?.claims.map((c) => c.worker)).toEqual(['w1']);
+    expect(result.evidence[0]?.events.map((e) => e.role)).toEqual([
+      'grant to w1',
+      'next grant, to w2',
+    ]);
+  });
+
+  it('does not count an event-loop stall as a cause, and shows it as the fault at the time', () => {
+    const result = check(explainedExpiry, expiryUnderStall(), { strictCauses: true });
+    expect(result.valid).toBe('invalid');
+    expect(result.evidence[0]?.faults.map((f) => `${f.fault}@${f.target}`)).toEqual(['stall@w1']);
+  });
+
+  it('passes expiries explained by a pause or a crash', () => {
+    const paused = check(explainedExpiry, cleanRecoveryAfterPause(), { strictCauses: true });
+    expect(paused.valid).toBe('valid');
+    expect(paused.counts).toMatchObject({ explained: 1, 'by:pause': 1 });
+    expect(paused.warnings).toBeUndefined();
+    expect(check(explainedExpiry, lateReclaimWhileWorkerFree()).counts['by:crash']).toBe(1);
+    expect(check(explainedExpiry, cleanRun()).counts.expired).toBe(0);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { timelyRecovery } from '../../src/checker/timely-recovery.js';
+import {
+  cleanRecoveryAfterPause,
+  cleanRun,
+  expiryWithoutFault,
+  lateReclaimNoFreeWorker,
+  lateReclaimWhileWorkerFree,
+} from './fixtures/anomalies.js';
+import { HistoryBuilder } from './fixtures/history-builder.js';
+import { check } from './support.js';
+
+describe('timely-recovery (I8)', () => {
+  it('flags a re-claim long after expiry while a worker was free', () => {
+    const result = check(timelyRecovery, lateReclaimWhileWorkerFree());
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toEqual({ expired: 1, recovered: 1, slow: 1, unrecovered: 0 });
+    const [evidence] = result.evidence;
+    expect(evidence?.job).toBe('1');
+    expect(evidence?.message).toMatch(
+      /claim 1 of w1 expired at \+200ms and was re-claimed only at \+800ms, 600ms later, while w2 was free from \+200ms to \+800ms/,
+    );
+    expect(evidence?.message).toMatch(
+      /holder crashed at \+30ms, a stall of 770ms against lease \+ poll = 220ms/,
+    );
+    expect(evidence?.claims.map((c) => c.worker)).toEqual(['w1', 'w2']);
+    expect(evidence?.faults.map((f) => `${f.fault}@${f.target}`)).toEqual(['crash@w1']);
+    expect(result.stats?.stallMs).toEqual({ count: 1, p50: 600, p99: 600, max: 600 });
+    expect(result.stats?.crashStallMs).toMatchObject({ max: 770 });
+  });
+
+  it('passes the same stall when no worker was free (w2 busy, w1 crashed)', () => {
+    const result = check(timelyRecovery, lateReclaimNoFreeWorker());
+    expect(result.valid).toBe('valid');
+    expect(result.stats?.stallMs).toMatchObject({ count: 1, max: 595 });
+  });
+
+  it('passes re-claims within the poll interval', () => {
+    expect(check(timelyRecovery, cleanRecoveryAfterPause()).valid).toBe('valid');
+    expect(check(timelyRecovery, expiryWithoutFault()).valid).toBe('valid');
+    expect(check(timelyRecovery, cleanRun()).counts.expired).toBe(0);
+  });
+
+  it('says unknown for an expired claim not yet re-claimed when the history was cut', () => {
+    const b = new HistoryBuilder(['w1', 'w2']);
+    b.enqueue('1', 0).enqueue('2', 0).grant('1', 'w1', 'a', 0).fault('crash', 'w1', 10);
+    b.grant('2', 'w2', 'b', 0);
+    for (let t = 50; t <= 250; t += 50) b.extend('2', 'w2', t);
+    const result = check(timelyRecovery, b.build());
+    expect(result.valid).toBe('unknown');
+    expect(result.why).toMatch(/not re-claimed before the history was cut/);
+  });
+});
