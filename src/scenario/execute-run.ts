@@ -36,6 +36,8 @@ export interface RunPlan {
   plans: UnitPlan[][];
   /** Attempts before dead-lettering (queue default when absent). */
   maxAttempts?: number;
+  /** Handlers commit a cursor after each unit and resume from it (long jobs). */
+  checkpoint?: boolean;
   /** Whether dead-lettered jobs count as done. */
   allowDeadLetter?: boolean;
   /** Initial clock skew per worker index, if any. */
@@ -78,7 +80,7 @@ export async function executeRun(env: StartedEnvironment, plan: RunPlan): Promis
       database,
       adapter,
       plan.plans.map((units) => ({
-        payload: { units },
+        payload: { units, ...(plan.checkpoint === true && { checkpoint: true }) },
         ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
       })),
     );

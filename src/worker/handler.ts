@@ -9,6 +9,11 @@ export interface HandlerHooks {
   onEffect(index: number): Promise<void>;
   /** When the abort signal stops the handler before unit `index`. */
   onAbort(index: number): void;
+  /**
+   * After unit `index` is done, for handlers that checkpoint: commits the cursor `index + 1`.
+   * Resolves false when the claim is lost (the write was fenced off), which stops the handler.
+   */
+  onCheckpoint?(index: number): Promise<boolean>;
 }
 
 /** How a handler run ended. */
@@ -30,6 +35,7 @@ export function handlerPlanOf(payload: Record<string, unknown>): HandlerPlan {
   const units = payload.units;
   if (!Array.isArray(units)) throw new Error('job payload has no "units" array');
   return {
+    checkpoint: payload.checkpoint === true,
     units: units.map((u: Partial<UnitPlan>, i) => {
       if (typeof u?.ms !== 'number') throw new Error(`job payload units[${i}].ms is not a number`);
       return { ms: u.ms, sync: u.sync === true, effect: u.effect === true };
@@ -46,8 +52,11 @@ export async function runHandler(
   plan: HandlerPlan,
   signal: AbortSignal,
   hooks: HandlerHooks,
+  startAt = 0,
 ): Promise<HandlerResult> {
   for (const [index, unit] of plan.units.entries()) {
+    // Units before the checkpointed cursor were done (and committed) by an earlier claim.
+    if (index < startAt) continue;
     if (signal.aborted) {
       hooks.onAbort(index);
       return { completed: false, abortedAtUnit: index };
@@ -56,6 +65,10 @@ export async function runHandler(
     if (unit.sync) busyWait(unit.ms);
     else await sleep(unit.ms);
     if (unit.effect) await hooks.onEffect(index);
+    if (hooks.onCheckpoint && index < plan.units.length - 1 && !(await hooks.onCheckpoint(index))) {
+      hooks.onAbort(index + 1);
+      return { completed: false, abortedAtUnit: index + 1 };
+    }
   }
   return { completed: true };
 }

@@ -22,6 +22,11 @@ export interface UnitPlan {
 export interface HandlerPlan {
   /** Units, done in order; the abort signal is checked between them. */
   units: UnitPlan[];
+  /**
+   * Commit a cursor after each unit (`payload.checkpoint`), so that a later claim resumes from
+   * the last committed unit instead of the beginning: a long job in lease-sized pieces.
+   */
+  checkpoint?: boolean;
 }
 
 /** A worker's `Date` skew: an offset, plus a drift that grows with (monotonic) time. */

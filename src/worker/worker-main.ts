@@ -116,10 +116,10 @@ emit({ kind: 'ready', at: monotonicNow(), pid: process.pid });
 
 /** Runs a queue call, emitting invoke and complete with its outcome. */
 async function call(
-  kind: 'ack' | 'fail',
+  kind: 'ack' | 'fail' | 'checkpoint',
   claim: Claim,
   run: () => Promise<boolean>,
-): Promise<void> {
+): Promise<boolean> {
   const { jobId, token } = claim;
   emit({ kind, phase: 'invoke', at: monotonicNow(), jobId, token });
   try {
@@ -132,6 +132,7 @@ async function call(
       jobId,
       token,
     });
+    return ok;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     emit({
@@ -143,6 +144,8 @@ async function call(
       token,
       error: message,
     });
+    // Unknown: the handler goes on, and the next checkpoint or the ack will tell.
+    return true;
   }
 }
 
@@ -153,18 +156,31 @@ async function work(claim: Claim, claimedAtAbs: number): Promise<void> {
   const { jobId, token } = claim;
   try {
     const plan = handlerPlanOf(claim.payload);
-    const result = await runHandler(plan, abort.signal, {
-      onUnit: (unit, u) => {
-        emit({ kind: 'unit', at: monotonicNow(), jobId, token, unit, effect: u.effect });
-        // A synchronous unit blocks the loop the batch would be flushed on: send it now.
-        if (u.sync) flush();
+    const result = await runHandler(
+      plan,
+      abort.signal,
+      {
+        onUnit: (unit, u) => {
+          emit({ kind: 'unit', at: monotonicNow(), jobId, token, unit, effect: u.effect });
+          // A synchronous unit blocks the loop the batch would be flushed on: send it now.
+          if (u.sync) flush();
+        },
+        onEffect: async (unit) => {
+          const recorded = await effects.record(jobId, token, unit);
+          emit({ kind: 'effect', at: monotonicNow(), jobId, token, unit, recorded });
+        },
+        onAbort: (unit) => emit({ kind: 'abort', at: monotonicNow(), jobId, token, unit }),
+        ...(plan.checkpoint && {
+          onCheckpoint: async (unit: number) => {
+            const checkpoint = adapter.checkpoint;
+            if (checkpoint === undefined) return true;
+            const cursor = String(unit + 1);
+            return call('checkpoint', claim, () => checkpoint(queueConnection, claim, cursor, ctx));
+          },
+        }),
       },
-      onEffect: async (unit) => {
-        const recorded = await effects.record(jobId, token, unit);
-        emit({ kind: 'effect', at: monotonicNow(), jobId, token, unit, recorded });
-      },
-      onAbort: (unit) => emit({ kind: 'abort', at: monotonicNow(), jobId, token, unit }),
-    });
+      plan.checkpoint ? Number(claim.cursor ?? 0) || 0 : 0,
+    );
     heartbeat.stop();
     if (result.completed) await call('ack', claim, () => adapter.ack(queueConnection, claim, ctx));
   } catch (error) {

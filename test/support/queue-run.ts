@@ -24,6 +24,8 @@ export async function startQueueRun(
     lease: LeaseSettings;
     plans: UnitPlan[][];
     maxAttempts?: number;
+    /** Handlers commit a cursor after each unit and resume from it. */
+    checkpoint?: boolean;
     clock?: WorkerPoolOptions['clock'];
     /** Extra SQL run after setup and before the workers start (e.g. a test's own trigger). */
     beforeStart?: string;
@@ -35,7 +37,7 @@ export async function startQueueRun(
     database,
     adapter,
     options.plans.map((units) => ({
-      payload: { units },
+      payload: { units, ...(options.checkpoint === true && { checkpoint: true }) },
       ...(options.maxAttempts !== undefined && { maxAttempts: options.maxAttempts }),
     })),
   );
