@@ -203,3 +203,27 @@ export {
   type RunOutcome,
   type TimedFault,
 } from './scenario/execute-run.js';
+
+// Reports: verdict.json, summary.md, junit.xml, HTML timelines, reports/index.html.
+export {
+  writeRunReport,
+  updateReportIndex,
+  VERDICT_VERSION,
+  buildVerdict,
+  renderVerdictJson,
+  renderSummary,
+  renderJunit,
+  buildTimelineData,
+  renderTimelineHtml,
+  type RunReport,
+  type ScenarioRun,
+  type RunEnvironment,
+  type RunReportPaths,
+  type ScenarioReportPaths,
+  type VerdictFile,
+  type ScenarioVerdict,
+  type CheckerVerdict,
+  type VerdictEnvironment,
+  type ScenarioFiles,
+  type TimelineData,
+} from './report/index.js';

@@ -4,7 +4,7 @@ import { prepareAuditedQueue } from '../history/audited-queue.js';
 import { HistoryRecorder } from '../history/recorder.js';
 import type { History } from '../history/types.js';
 import type { Fault, NemesisContext } from '../nemesis/types.js';
-import { waitForDrain } from '../pool/queue-database.js';
+import { unfinishedJobs, waitForDrain, withRunClient } from '../pool/queue-database.js';
 import { WorkerPool } from '../pool/worker-pool.js';
 import { loadQueueAdapter } from '../queue/load-adapter.js';
 import type { LeaseSettings } from '../queue/types.js';
@@ -48,6 +48,18 @@ export interface RunPlan {
   drainTimeoutMs: number;
 }
 
+/** Where a run is, for a progress line. */
+export interface RunProgress {
+  /** setup → faults → drain → history. */
+  phase: 'setup' | 'faults' | 'drain' | 'history';
+  /** Jobs in a terminal state. */
+  jobsDone: number;
+  /** Jobs enqueued. */
+  jobsTotal: number;
+  /** Faults active now, as `kind@target`. */
+  activeFaults: string[];
+}
+
 /** What a run produced. */
 export interface RunOutcome {
   /** The history, on the database clock, ending with an `end` event. */
@@ -61,7 +73,18 @@ export interface RunOutcome {
  * → the fault timeline (each fault healing after its `forMs`) → heal everything → drain → stop
  * the workers → read the history. Everything it starts it stops, also on failure.
  */
-export async function executeRun(env: StartedEnvironment, plan: RunPlan): Promise<RunOutcome> {
+export async function executeRun(
+  env: StartedEnvironment,
+  plan: RunPlan,
+  onProgress?: (progress: RunProgress) => void,
+): Promise<RunOutcome> {
+  const jobsTotal = plan.plans.length;
+  const active = new Set<string>();
+  let phase: RunProgress['phase'] = 'setup';
+  let jobsDone = 0;
+  const tell = (): void =>
+    onProgress?.({ phase, jobsDone, jobsTotal, activeFaults: [...active].sort() });
+  tell();
   const database = await env.createDatabase();
   try {
     const adapter = await loadQueueAdapter(plan.queue);
@@ -95,16 +118,45 @@ export async function executeRun(env: StartedEnvironment, plan: RunPlan): Promis
       ...(plan.clock && { clock: plan.clock }),
     });
     let drained = false;
+    // Progress is read from the queue's own table, as the drain is: what the database says.
+    const ticker = onProgress
+      ? setInterval(() => {
+          void withRunClient(database, (c) => unfinishedJobs(c, adapter))
+            .then((left) => {
+              jobsDone = jobsTotal - left;
+              tell();
+            })
+            .catch(() => undefined);
+        }, 500)
+      : undefined;
     try {
-      const ctx: NemesisContext = { env, pool, record: (r) => recorder.recordNemesis(r) };
+      const ctx: NemesisContext = {
+        env,
+        pool,
+        record: (r) => {
+          const key = `${r.fault}@${r.target}`;
+          if (r.phase === 'start') active.add(key);
+          else active.delete(key);
+          recorder.recordNemesis(r);
+          tell();
+        },
+      };
+      phase = 'faults';
+      tell();
       await runTimeline(ctx, plan.faults);
+      phase = 'drain';
+      tell();
       drained = await waitForDrain(database, adapter, plan.drainTimeoutMs).then(
         () => true,
         () => false,
       );
     } finally {
+      clearInterval(ticker);
       await pool.stop();
     }
+    phase = 'history';
+    jobsDone = drained ? jobsTotal : jobsDone;
+    tell();
     recorder.recordWorkerEvents(pool.events());
     return { history: await recorder.finish({ drained }), drained };
   } finally {

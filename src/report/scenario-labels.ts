@@ -1,0 +1,46 @@
+/**
+ * Names for the scenarios of a run: the label a report shows (the scenario's name, with the
+ * queue when a run holds the same name twice, as `suite` against two queues does) and the stem
+ * of its files. Scenario names come from user files, so the stem keeps only characters that are
+ * safe in a file name and a URL on every platform.
+ */
+import type { ScenarioRun } from './types.js';
+
+/** A scenario's label and the stem of its file names. */
+export interface ScenarioNames {
+  /** What reports call it. */
+  label: string;
+  /** `<stem>.history.jsonl`, `<stem>.timeline.html`. */
+  stem: string;
+}
+
+/** The scenario name of a run entry: its own `name`, or its history's. */
+export function scenarioName(run: ScenarioRun): string {
+  return run.name ?? run.history.header.scenario;
+}
+
+/** Labels and unique file stems for the scenarios of a run, in order. */
+export function scenarioNames(runs: readonly ScenarioRun[]): ScenarioNames[] {
+  const counts = new Map<string, number>();
+  for (const run of runs) counts.set(scenarioName(run), (counts.get(scenarioName(run)) ?? 0) + 1);
+  const stems = new Set<string>();
+  return runs.map((run) => {
+    const name = scenarioName(run);
+    const label = counts.get(name)! > 1 ? `${name} [${run.history.header.queue}]` : name;
+    const base = fileStem(label);
+    let stem = base;
+    for (let n = 2; stems.has(stem); n += 1) stem = `${base}-${n}`;
+    stems.add(stem);
+    return { label, stem };
+  });
+}
+
+/** `text` reduced to lower-case letters, digits, `.`, `_` and `-` (never empty). */
+export function fileStem(text: string): string {
+  const stem = text
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[.-]+|-+$/g, '')
+    .slice(0, 80);
+  return stem === '' ? 'scenario' : stem;
+}

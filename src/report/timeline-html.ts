@@ -1,0 +1,94 @@
+/**
+ * `<scenario>.timeline.html`: one scenario's history as a page that opens anywhere without a
+ * network — ECharts, the stylesheet, the script and the data are all inlined. The parts a
+ * reader needs first are rendered on the server, so they are there even before (or without)
+ * the script: the verdict per checker, the list of violations linking to their markers, and the
+ * marker elements themselves (`id="v-<checker>-<n>" class="violation marker"`), which the
+ * script then positions over the chart.
+ */
+import { escapeHtml as h, inlineJson } from './escape.js';
+import { databaseTime } from './format-time.js';
+import { TIMELINE_SCRIPT } from './timeline-script.js';
+import { TIMELINE_STYLE } from './timeline-style.js';
+import type { TimelineData, TimelineMarker } from './timeline-types.js';
+
+/** Colors of claim bars by how the claim ended (the script uses the same). */
+const CLAIM_KEY: [string, string][] = [
+  ['acked', '#43a047'],
+  ['failed', '#fb8c00'],
+  ['expired', '#e57373'],
+  ['replaced', '#8e24aa'],
+  ['open', '#90a4ae'],
+];
+
+/** Renders the page; `echarts` is the library's browser build (see `echartsSource`). */
+export function renderTimelineHtml(data: TimelineData, echarts: string): string {
+  const { lease } = data;
+  const title = `${data.label} [${data.queue}]`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${h(title)} — leaseproof timeline</title>
+<style>${TIMELINE_STYLE}</style>
+</head>
+<body>
+<header>
+<h1>${h(title)} <span class="verdict verdict-${data.verdict}">${data.verdict === 'invalid' ? 'INVALID' : data.verdict}</span></h1>
+<p class="meta">seed ${data.seed} · lease ${lease.durationMs}ms, heartbeat ${lease.heartbeatMs}ms, extend by ${lease.extendByMs}ms, poll ${lease.pollMs}ms · ${data.endT}ms long${data.complete ? '' : ' (history cut short)'} · started ${h(databaseTime(data.startedAt))} on the database clock</p>
+<ul class="checkers">
+${data.checkers.map(checkerChip).join('\n')}
+</ul>
+</header>
+<section id="verdict">
+${markerList(
+  data.markers.filter((m) => m.severity === 'violation'),
+  'violation',
+)}
+${markerList(
+  data.markers.filter((m) => m.severity === 'warning'),
+  'warning',
+)}
+</section>
+<div id="chart-wrap">
+<div id="chart" role="img" aria-label="Timeline of ${h(title)}: one lane per worker"></div>
+<div id="markers">
+${data.markers.map(markerElement).join('\n')}
+</div>
+</div>
+<section id="details" hidden></section>
+<section class="key">Claim bars:${CLAIM_KEY.map(([name, color]) => `<span class="swatch" style="background:${color}"></span>${name}`).join('')}. A thin tail after an expired bar is work its worker went on doing (a zombie). Shaded bands are faults: on a worker's lane, or across every lane for the database. Scroll or drag the slider to zoom; hover for details; times are ms since the start and on the database clock.</section>
+<script type="application/json" id="timeline-data">${inlineJson(data)}</script>
+<script>${echarts}</script>
+<script>${TIMELINE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+function checkerChip(c: TimelineData['checkers'][number]): string {
+  const warned = c.verdict === 'valid' && c.note !== '';
+  const cls = warned ? 'warned' : c.verdict;
+  const title = [c.counts, c.note].filter(Boolean).join(' — ');
+  return `<li class="chip ${cls}" title="${h(title)}">${c.id} ${h(c.checker)}: ${c.verdict}${warned ? ' (warnings)' : ''}</li>`;
+}
+
+function markerList(markers: TimelineMarker[], severity: 'violation' | 'warning'): string {
+  if (markers.length === 0) {
+    return severity === 'violation'
+      ? '<h2>Violations</h2>\n<p class="none">No violations.</p>'
+      : '';
+  }
+  const heading = severity === 'violation' ? 'Violations' : 'Warnings (examples)';
+  const items = markers.map(
+    (m) =>
+      `<li><a href="#${h(m.id)}" data-marker="${h(m.id)}"><span class="inv">${m.invariant} ${h(m.checker)}</span> job ${h(m.job)} at +${m.t}ms: ${h(m.message)}</a></li>`,
+  );
+  return `<h2>${heading} (${markers.length})</h2>\n<ol class="${severity}-list">\n${items.join('\n')}\n</ol>`;
+}
+
+function markerElement(m: TimelineMarker): string {
+  const cls = m.severity === 'violation' ? 'violation marker' : 'warning-marker marker';
+  return `<div class="${cls}" id="${h(m.id)}" title="${h(`${m.invariant} ${m.checker}, job ${m.job}: ${m.message}`)}" hidden></div>`;
+}

@@ -1,0 +1,69 @@
+/**
+ * What a report is made of. A **run** is one command's work: one or more scenarios, each run
+ * against one queue, each leaving a history (on the database clock) and the checkers' verdict
+ * on it. The report writers turn a run into files; they never judge anything themselves.
+ */
+import type { CompositeResult } from '../checker/types.js';
+import type { History } from '../history/types.js';
+
+/** One scenario run against one queue: its history and the checkers' verdict on it. */
+export interface ScenarioRun {
+  /** The history, as recorded (its header names the scenario, queue and seed). */
+  history: History;
+  /** The checkers' verdict on `history`. */
+  result: CompositeResult;
+  /** A name to report the scenario under; the history header's `scenario` when absent. */
+  name?: string;
+}
+
+/** Versions and place of the environment a run used, for the verdict file. */
+export interface RunEnvironment {
+  /** Which provider started the servers (`embedded`, `external`, `containers`). */
+  provider?: string;
+  /** leaseproof's version. */
+  leaseproof?: string;
+  /** PostgreSQL's version. */
+  postgres?: string;
+  /** Toxiproxy's version. */
+  toxiproxy?: string;
+  /** Node.js's version. */
+  node?: string;
+}
+
+/** A whole run, as `writeRunReport` takes it. */
+export interface RunReport {
+  /** The run id (the folder's name under `reports/`). */
+  id: string;
+  /** When the run started (the controller's clock: this is bookkeeping, not evidence). */
+  startedAt: Date;
+  /** When the run finished. */
+  finishedAt: Date;
+  /** The environment; missing versions are taken from the first history's header. */
+  environment?: RunEnvironment;
+  /** The scenarios, in the order they ran. */
+  scenarios: ScenarioRun[];
+}
+
+/** The files of one scenario in a run's folder. */
+export interface ScenarioReportPaths {
+  /** The scenario as reported (its name, with the queue when a run holds the name twice). */
+  label: string;
+  /** Its history, as JSONL. */
+  history: string;
+  /** Its HTML timeline. */
+  timeline: string;
+}
+
+/** Every file `writeRunReport` wrote, as absolute paths. */
+export interface RunReportPaths {
+  /** The run's folder. */
+  dir: string;
+  /** verdict.json. */
+  verdict: string;
+  /** summary.md. */
+  summary: string;
+  /** junit.xml. */
+  junit: string;
+  /** Per scenario, in run order. */
+  scenarios: ScenarioReportPaths[];
+}

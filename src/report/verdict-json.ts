@@ -1,0 +1,100 @@
+/**
+ * `verdict.json`: the run's verdict as data (schema in `verdict-types.ts`), for CI and tools.
+ * Built from the checkers' results as they are; nothing is re-judged here.
+ */
+import type { CheckResult, Verdict } from '../checker/types.js';
+import { historyEnd } from '../history/jsonl.js';
+import { finiteOrNull } from './escape.js';
+import { scenarioName, type ScenarioNames } from './scenario-labels.js';
+import type { RunReport, ScenarioRun } from './types.js';
+import {
+  VERDICT_VERSION,
+  type CheckerVerdict,
+  type ScenarioVerdict,
+  type VerdictEnvironment,
+  type VerdictFile,
+} from './verdict-types.js';
+
+/** The file names of a scenario's history and timeline, given its stem. */
+export function scenarioFiles(stem: string): { history: string; timeline: string } {
+  return { history: `${stem}.history.jsonl`, timeline: `${stem}.timeline.html` };
+}
+
+/** Composes verdicts as Jepsen does: invalid > unknown > valid. */
+export function worstVerdict(verdicts: Iterable<Verdict>): Verdict {
+  let worst: Verdict = 'valid';
+  for (const v of verdicts) {
+    if (v === 'invalid') return 'invalid';
+    if (v === 'unknown') worst = 'unknown';
+  }
+  return worst;
+}
+
+/** The verdict file of a run; `names` are the scenarios' labels and stems, in run order. */
+export function buildVerdict(run: RunReport, names: readonly ScenarioNames[]): VerdictFile {
+  const scenarios = run.scenarios.map((s, i) => scenarioVerdict(s, names[i]!));
+  return {
+    verdictVersion: VERDICT_VERSION,
+    runId: run.id,
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: run.finishedAt.toISOString(),
+    verdict: worstVerdict(scenarios.map((s) => s.verdict)),
+    environment: environment(run),
+    scenarios,
+  };
+}
+
+/** `verdict` as the text of verdict.json (non-finite numbers as null). */
+export function renderVerdictJson(verdict: VerdictFile): string {
+  return `${JSON.stringify(verdict, finiteOrNull, 2)}\n`;
+}
+
+function environment(run: RunReport): VerdictEnvironment {
+  const header = run.scenarios[0]?.history.header.versions;
+  const given = run.environment ?? {};
+  return {
+    provider: given.provider ?? null,
+    leaseproof: given.leaseproof ?? header?.leaseproof ?? 'unknown',
+    postgres: given.postgres ?? header?.postgres ?? 'unknown',
+    toxiproxy: given.toxiproxy ?? header?.toxiproxy ?? 'unknown',
+    node: given.node ?? header?.node ?? process.version,
+    platform: `${process.platform}-${process.arch}`,
+  };
+}
+
+function scenarioVerdict(run: ScenarioRun, names: ScenarioNames): ScenarioVerdict {
+  const { header, events } = run.history;
+  const end = historyEnd(run.history);
+  const lastT = events[events.length - 1]?.t ?? header.startedAt;
+  const { epsilonMs, staleAck, strictCauses, maxEvidence } = run.result.options;
+  return {
+    label: names.label,
+    name: scenarioName(run),
+    queue: header.queue,
+    seed: header.seed,
+    verdict: run.result.valid,
+    lease: header.lease,
+    historyStartedAt: header.startedAt,
+    durationMs: (end?.t ?? lastT) - header.startedAt,
+    complete: end !== undefined,
+    drained: end?.drained ?? false,
+    events: events.length,
+    options: { epsilonMs, staleAck, strictCauses, maxEvidence },
+    checkers: run.result.results.map(checkerVerdict),
+    files: scenarioFiles(names.stem),
+  };
+}
+
+function checkerVerdict(r: CheckResult): CheckerVerdict {
+  return {
+    checker: r.checker,
+    id: r.id,
+    verdict: r.valid,
+    counts: r.counts,
+    evidence: r.evidence,
+    stats: r.stats ?? {},
+    epsilonMs: r.epsilonMs,
+    warnings: r.warnings ?? [],
+    why: r.why ?? null,
+  };
+}

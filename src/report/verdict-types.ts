@@ -1,0 +1,116 @@
+/**
+ * The schema of `verdict.json`: the machine-readable verdict of a run. It is versioned
+ * (`verdictVersion`) so that tools reading old report folders can tell what they hold; a field
+ * is only ever added within a version, never renamed or removed.
+ *
+ * Times of the run itself (`startedAt`, `finishedAt`) are ISO strings on the controller's
+ * clock; every time inside a scenario (evidence, `historyStartedAt`) is ms since the epoch on
+ * the database clock, as in the history. A number that is not finite (a claim granted without
+ * a deadline) is written as `null`.
+ */
+import type { Distribution, Evidence, InvariantId, Verdict } from '../checker/types.js';
+import type { LeaseSettings } from '../queue/types.js';
+
+/** The version of this schema. */
+export const VERDICT_VERSION = 1;
+
+/** Versions of the parts a run used. */
+export interface VerdictEnvironment {
+  /** Which provider started the servers, when known. */
+  provider: string | null;
+  /** leaseproof's version. */
+  leaseproof: string;
+  /** PostgreSQL's version. */
+  postgres: string;
+  /** Toxiproxy's version. */
+  toxiproxy: string;
+  /** Node.js's version. */
+  node: string;
+  /** `process.platform`-`process.arch` of the controller. */
+  platform: string;
+}
+
+/** One checker's verdict on one scenario. */
+export interface CheckerVerdict {
+  /** The checker's name, e.g. `no-stale-ack`. */
+  checker: string;
+  /** Its invariant id, e.g. `I1`. */
+  id: InvariantId;
+  /** valid / invalid / unknown. */
+  verdict: Verdict;
+  /** What was examined and what was found, by name. */
+  counts: Record<string, number>;
+  /** Evidence of the violations (invalid) or of the warnings (valid), as the checker gave it. */
+  evidence: Evidence[];
+  /** Distributions and figures; empty when the invariant asks for none. */
+  stats: Record<string, Distribution | number>;
+  /** The ε the verdict was reached with, in ms. */
+  epsilonMs: number;
+  /** What is suspicious but not a violation. */
+  warnings: string[];
+  /** Why the verdict is unknown; null otherwise. */
+  why: string | null;
+}
+
+/** Links from the verdict to the other files of the run's folder (relative paths). */
+export interface ScenarioFiles {
+  /** The history, JSONL. */
+  history: string;
+  /** The HTML timeline. */
+  timeline: string;
+}
+
+/** One scenario run against one queue. */
+export interface ScenarioVerdict {
+  /** The scenario as reported: its name, with the queue when a run holds the name twice. */
+  label: string;
+  /** The scenario's name. */
+  name: string;
+  /** The queue under test. */
+  queue: string;
+  /** The seed all randomness came from. */
+  seed: number;
+  /** invalid > unknown > valid over its checkers. */
+  verdict: Verdict;
+  /** The lease settings of the run. */
+  lease: LeaseSettings;
+  /** When the scenario's history starts (database clock, ms since the epoch). */
+  historyStartedAt: number;
+  /** How long the history lasts, in ms (to its end event, or its last event if cut). */
+  durationMs: number;
+  /** Whether the history ends with an end event (false: it was cut short). */
+  complete: boolean;
+  /** Whether every job reached a terminal state before the drain timeout. */
+  drained: boolean;
+  /** Number of events in the history. */
+  events: number;
+  /** How the checkers judged: ε, stale-ack mode, strict causes, evidence kept. */
+  options: {
+    epsilonMs: number;
+    staleAck: 'strict' | 'fenced';
+    strictCauses: boolean;
+    maxEvidence: number;
+  };
+  /** Each checker's verdict, in the order they ran. */
+  checkers: CheckerVerdict[];
+  /** The scenario's files. */
+  files: ScenarioFiles;
+}
+
+/** The whole `verdict.json`. */
+export interface VerdictFile {
+  /** `VERDICT_VERSION`. */
+  verdictVersion: typeof VERDICT_VERSION;
+  /** The run id. */
+  runId: string;
+  /** When the run started (ISO, controller clock). */
+  startedAt: string;
+  /** When the run finished (ISO, controller clock). */
+  finishedAt: string;
+  /** invalid > unknown > valid over every scenario. */
+  verdict: Verdict;
+  /** Versions of the parts. */
+  environment: VerdictEnvironment;
+  /** The scenarios, in the order they ran. */
+  scenarios: ScenarioVerdict[];
+}
