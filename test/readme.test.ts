@@ -7,7 +7,7 @@ const read = (file: string): Promise<string> => readFile(`${ROOT}${file}`, 'utf8
 describe('README', () => {
   it('opens with the two commands a newcomer runs', async () => {
     const lines = (await read('README.md')).split('\n').slice(0, 6).join('\n');
-    expect(lines).toMatch(/^npm ci && npx leaseproof env up --check/m);
+    expect(lines).toMatch(/^npm ci && npm run demo/m);
     expect(lines).toMatch(/^npm test/m);
   });
 

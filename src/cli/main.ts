@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { envCommand } from './env-command.js';
 import { checkCommand } from './check-command.js';
+import { listCommand, runCommand, suiteCommand } from './run-command.js';
 import { reapLeftovers } from '../env/process-registry.js';
 import { LeaseproofError, describeError } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -28,6 +29,9 @@ export function buildProgram(): Command {
     });
   program.addCommand(envCommand());
   program.addCommand(checkCommand());
+  program.addCommand(runCommand());
+  program.addCommand(suiteCommand());
+  program.addCommand(listCommand());
   return program;
 }
 

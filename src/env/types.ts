@@ -44,8 +44,38 @@ export interface StartedEnvironment extends AsyncDisposable {
    * a fault can cut one worker off while the others carry on. Removed on `stop()`.
    */
   createProxy(name: string): Promise<DatabaseProxy>;
+  /**
+   * The db-restart fault: restarts the PostgreSQL server (`restart`, embedded only: the data
+   * survives, the postmaster is a new process), or terminates every backend of this
+   * environment's databases (`terminate`, every provider: a failover as clients see it). The
+   * database stays unreachable for `downMs` either way. Throws an `EnvironmentError` naming the
+   * providers that support a mode this one does not.
+   */
+  restartDatabase?(options: RestartDatabaseOptions): Promise<DatabaseRestart>;
   /** Stops everything this environment started; safe to call more than once. */
   stop(): Promise<void>;
+}
+
+/** How to restart the database (see `StartedEnvironment.restartDatabase`). */
+export interface RestartDatabaseOptions {
+  /** `restart`: stop and start the server; `terminate`: drop every connection to the run databases. */
+  mode: 'restart' | 'terminate';
+  /**
+   * How long the database stays unreachable (default 0). `restart`: the server stays stopped
+   * this long. `terminate`: the run databases refuse new connections this long
+   * (`ALLOW_CONNECTIONS false`), as while a replica is being promoted.
+   */
+  downMs?: number;
+}
+
+/** What a database restart did. */
+export interface DatabaseRestart {
+  /** The mode it ran in. */
+  mode: 'restart' | 'terminate';
+  /** How many backends were terminated (`terminate`). */
+  terminated?: number;
+  /** The postmaster's pid before and after (`restart`, where the provider knows it). */
+  serverPid?: { before: number | undefined; after: number | undefined };
 }
 
 /** Versions and redacted addresses of a started environment. */

@@ -109,6 +109,15 @@ class Faults {
     }
     fault.end = e.t;
     fault.endIndex = i;
+    // A healed fault leaves its workers reconnecting (a healed partition closes their
+    // connections; a restarted database drops them all): a worker counts as up again only
+    // once it speaks — its first event after the fault, as after a crash.
+    if (fault.fault === 'clock' || fault.fault === 'crash') return;
+    const workers =
+      fault.target === 'db' ? [...this.s.workers.values()] : [this.s.workerOf(fault.target)];
+    for (const worker of workers) {
+      if (Number.isNaN(worker.downSince)) worker.downSince = e.t;
+    }
   }
 }
 

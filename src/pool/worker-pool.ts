@@ -1,7 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { DatabaseProxy, RunDatabase, StartedEnvironment } from '../env/types.js';
 import type { LeaseSettings } from '../queue/types.js';
-import type { ClockSkew } from '../worker/types.js';
+import type { ClockSkew, WorkerConfig } from '../worker/types.js';
+import { EnvironmentError } from '../errors.js';
 import { loadQueueAdapter } from '../queue/load-adapter.js';
 import { StartedWorker, type ReceivedEvent } from './worker-process.js';
 
@@ -29,12 +30,17 @@ export interface WorkerPoolOptions {
  */
 export class WorkerPool implements AsyncDisposable {
   private stopping: Promise<void> | undefined;
+  /** Crashed workers that `restartWorker` replaced: their events are still the run's. */
+  private readonly replaced: StartedWorker[] = [];
+  /** Each worker's configuration, by id, for `restartWorker`. */
+  private readonly configs = new Map<string, WorkerConfig>();
 
   private constructor(
     /** The workers, `w1` … `wN`, in order. */
     readonly workers: StartedWorker[],
     /** Their proxies, in the same order. */
     readonly proxies: DatabaseProxy[],
+    private readonly options: WorkerPoolOptions,
   ) {}
 
   /** Creates the proxies and starts the workers (in parallel); on a failure stops what started. */
@@ -48,25 +54,24 @@ export class WorkerPool implements AsyncDisposable {
     await loadQueueAdapter(queue);
     const workers: StartedWorker[] = [];
     const proxies: DatabaseProxy[] = [];
-    const pool = new WorkerPool(workers, proxies);
+    const pool = new WorkerPool(workers, proxies, options);
     try {
       for (let i = 0; i < options.workers; i += 1) {
         proxies.push(await options.env.createProxy(`w${i + 1}`));
       }
       const started = await Promise.allSettled(
-        proxies.map((proxy, i) =>
-          StartedWorker.start({
-            runId: options.env.runId,
-            config: {
-              workerId: `w${i + 1}`,
-              queue,
-              databaseUrl: proxy.urlFor(options.database),
-              effectsUrl: options.database.url,
-              lease: options.lease,
-              clock: options.clock?.(i),
-            },
-          }),
-        ),
+        proxies.map((proxy, i) => {
+          const config: WorkerConfig = {
+            workerId: `w${i + 1}`,
+            queue,
+            databaseUrl: proxy.urlFor(options.database),
+            effectsUrl: options.database.url,
+            lease: options.lease,
+            clock: options.clock?.(i),
+          };
+          pool.configs.set(config.workerId, config);
+          return StartedWorker.start({ runId: options.env.runId, config });
+        }),
       );
       for (const result of started) if (result.status === 'fulfilled') workers.push(result.value);
       const failed = started.find((r) => r.status === 'rejected');
@@ -99,9 +104,46 @@ export class WorkerPool implements AsyncDisposable {
     return proxy;
   }
 
-  /** All events of all workers, ordered by the controller's receive time. */
+  /**
+   * Replaces a crashed worker with a fresh process under the same id, behind the same proxy
+   * (the worker's host and network path; toxics on it stay in force), with the slot's initial
+   * configuration — its initial clock skew included, not a skew a fault set later. Its events
+   * go to `onEvent` and `events()` along with those of the process it replaces. Throws if the
+   * worker is still running: a restart follows a crash.
+   */
+  async restartWorker(id: string): Promise<StartedWorker> {
+    if (this.stopping !== undefined) {
+      throw new EnvironmentError(`cannot restart worker ${id}: the pool is stopping`);
+    }
+    const index = this.workers.findIndex((w) => w.workerId === id);
+    const old = this.workers[index];
+    const config = this.configs.get(id);
+    if (old === undefined || config === undefined)
+      throw new Error(`no worker "${id}" in this pool`);
+    if (old.running) {
+      throw new EnvironmentError(
+        `cannot restart worker ${id}: it is still running (crash it first)`,
+      );
+    }
+    await old.stop();
+    const worker = await StartedWorker.start({ runId: this.options.env.runId, config });
+    this.replaced.push(old);
+    this.workers[index] = worker;
+    const { onEvent } = this.options;
+    if (onEvent) {
+      for (const e of worker.events) onEvent(e);
+      worker.on('event', onEvent);
+    }
+    // Stopped in the meantime: this worker was not in the list `stop()` went through.
+    if (this.stopping !== undefined) await worker.stop();
+    return worker;
+  }
+
+  /** All events of all workers (replaced ones included), ordered by the controller's receive time. */
   events(): ReceivedEvent[] {
-    return this.workers.flatMap((w) => w.events).sort((a, b) => a.receivedAt - b.receivedAt);
+    return [...this.replaced, ...this.workers]
+      .flatMap((w) => w.events)
+      .sort((a, b) => a.receivedAt - b.receivedAt);
   }
 
   /** Stops every worker (SIGCONT, SIGTERM, SIGKILL after a grace period) and removes proxies. */

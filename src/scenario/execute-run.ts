@@ -38,6 +38,8 @@ export interface RunPlan {
   maxAttempts?: number;
   /** Handlers commit a cursor after each unit and resume from it (long jobs). */
   checkpoint?: boolean;
+  /** Jobs enqueued per second while the workers run; absent: all at once, before they start. */
+  enqueueRatePerSecond?: number;
   /** Whether dead-lettered jobs count as done. */
   allowDeadLetter?: boolean;
   /** Initial clock skew per worker index, if any. */
@@ -99,15 +101,13 @@ export async function executeRun(
       env,
       ...(plan.allowDeadLetter !== undefined && { allowDeadLetter: plan.allowDeadLetter }),
     });
-    const ids = await prepareAuditedQueue(
-      database,
-      adapter,
-      plan.plans.map((units) => ({
-        payload: { units, ...(plan.checkpoint === true && { checkpoint: true }) },
-        ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
-      })),
-    );
-    await recorder.recordJobs(ids, plan.plans);
+    const specs = plan.plans.map((units) => ({
+      payload: { units, ...(plan.checkpoint === true && { checkpoint: true }) },
+      ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
+    }));
+    const rate = plan.enqueueRatePerSecond;
+    const ids = await prepareAuditedQueue(database, adapter, rate === undefined ? specs : []);
+    await recorder.recordJobs(ids, rate === undefined ? plan.plans : []);
     const pool = await WorkerPool.start({
       env,
       database,
@@ -117,6 +117,15 @@ export async function executeRun(
       onEvent: recorder.onWorkerEvent,
       ...(plan.clock && { clock: plan.clock }),
     });
+    // Jobs arrive one by one at the scenario's rate, while the workers run and faults strike.
+    const enqueueAtRate = async (perSecond: number): Promise<void> => {
+      const started = performance.now();
+      for (const [i, spec] of specs.entries()) {
+        await sleep(Math.max(0, (i * 1000) / perSecond - (performance.now() - started)));
+        const [id] = await withRunClient(database, (c) => adapter.enqueue(c, [spec]));
+        if (id !== undefined) await recorder.recordJobs([id], [plan.plans[i] ?? []]);
+      }
+    };
     let drained = false;
     // Progress is read from the queue's own table, as the drain is: what the database says.
     const ticker = onProgress
@@ -143,7 +152,10 @@ export async function executeRun(
       };
       phase = 'faults';
       tell();
-      await runTimeline(ctx, plan.faults);
+      await Promise.all([
+        runTimeline(ctx, plan.faults),
+        rate === undefined ? undefined : enqueueAtRate(rate),
+      ]);
       phase = 'drain';
       tell();
       drained = await waitForDrain(database, adapter, plan.drainTimeoutMs).then(

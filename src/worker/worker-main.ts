@@ -172,10 +172,14 @@ async function work(claim: Claim, claimedAtAbs: number): Promise<void> {
         onAbort: (unit) => emit({ kind: 'abort', at: monotonicNow(), jobId, token, unit }),
         ...(plan.checkpoint && {
           onCheckpoint: async (unit: number) => {
-            const checkpoint = adapter.checkpoint;
-            if (checkpoint === undefined) return true;
+            if (adapter.checkpoint === undefined) return true;
             const cursor = String(unit + 1);
-            return call('checkpoint', claim, () => checkpoint(queueConnection, claim, cursor, ctx));
+            return call(
+              'checkpoint',
+              claim,
+              () =>
+                adapter.checkpoint?.(queueConnection, claim, cursor, ctx) ?? Promise.resolve(true),
+            );
           },
         }),
       },
@@ -195,6 +199,7 @@ async function work(claim: Claim, claimedAtAbs: number): Promise<void> {
 while (!stopping) {
   const sentAt = monotonicNow();
   let claim: Claim | undefined;
+  let claimFailed = false;
   try {
     claim = await adapter.claim(queueConnection, ctx);
     if (claim !== undefined) {
@@ -210,6 +215,7 @@ while (!stopping) {
   } catch (error) {
     // A claim whose reply was lost may have been granted: `info`. The lease will expire and
     // the job will be claimed again; that is the at-least-once the checkers expect.
+    claimFailed = true;
     emit({
       kind: 'claim',
       at: monotonicNow(),
@@ -218,7 +224,11 @@ while (!stopping) {
     });
   }
   if (claim !== undefined) await work(claim, sentAt);
-  else if (!stopping) await sleep(config.lease.pollMs);
+  // After a claim that failed (a broken connection) the next attempt reconnects at once rather
+  // than after a poll interval: a worker back from a partition is free, and expired claims are
+  // waiting for it. The short pause keeps a refused connection from spinning.
+  else if (!stopping)
+    await sleep(claimFailed ? Math.min(10, config.lease.pollMs) : config.lease.pollMs);
 }
 
 emit({ kind: 'exit', at: monotonicNow(), reason: exitReason });

@@ -1,0 +1,168 @@
+import { Command, Option } from 'commander';
+import { relative } from 'node:path';
+import { CHECKER_NAMES } from '../checker/index.js';
+import { queueNames } from '../queue/registry.js';
+import type { FaultKind } from '../history/types.js';
+import { ConfigError } from '../errors.js';
+import { runScenarios, scenarioFiles, type RunScenariosResult } from './run-scenarios.js';
+import { formatOutcomeTable } from './outcome-table.js';
+
+const say = (line: string): void => void process.stderr.write(line + '\n');
+
+interface RunFlags {
+  queue: string[];
+  expect?: string[];
+  seed?: string;
+  out: string;
+  env?: string;
+  iOwnThisDatabase?: boolean;
+  json?: boolean;
+}
+
+/** The faults a scenario may use (design.md's fault vocabulary). */
+export const FAULT_KINDS: readonly FaultKind[] = [
+  'partition',
+  'latency',
+  'bandwidth',
+  'slicer',
+  'pause',
+  'crash',
+  'clock',
+  'stall',
+  'db-restart',
+];
+
+function withRunOptions(command: Command): Command {
+  return command
+    .option(
+      '--queue <name|path>',
+      'queue under test; repeat to run each scenario against several',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option('--seed <n>', "override every scenario's seed")
+    .option('--out <dir>', 'reports folder', 'reports')
+    .addOption(
+      new Option('--env <provider>', 'embedded | external | containers').env('LEASEPROOF_ENV'),
+    )
+    .option('--i-own-this-database', "run inside DATABASE_URL's own database (never dropped)")
+    .option('--json', 'print the verdict as JSON on stdout')
+    .option(
+      '--expect <queue=verdict>',
+      'exit 0 only if this queue gets this overall verdict (e.g. unconditional-ack=invalid); repeatable',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    );
+}
+
+async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
+  let seed: number | undefined;
+  if (flags.seed !== undefined) {
+    seed = Number(flags.seed);
+    if (!Number.isInteger(seed))
+      throw new ConfigError(`--seed must be an integer; got "${flags.seed}"`);
+  }
+  const result = await runScenarios({
+    files,
+    queues: flags.queue.length > 0 ? flags.queue : ['reference'],
+    seed,
+    out: flags.out,
+    env: flags.env,
+    iOwnThisDatabase: flags.iOwnThisDatabase,
+    log: say,
+  });
+  printResult(result, flags.json === true);
+  if (flags.expect !== undefined && flags.expect.length > 0) {
+    process.exitCode = meetsExpectations(result, flags.expect) ? 0 : 1;
+    return;
+  }
+  const verdicts = result.outcomes.map((o) => o.result.valid);
+  process.exitCode = verdicts.includes('invalid') ? 1 : verdicts.includes('unknown') ? 2 : 0;
+}
+
+/**
+ * `--expect reference=valid --expect unconditional-ack=invalid`: a run that proves the harness
+ * can tell (the demo; a user's CI that keeps a known-bad queue around as a canary).
+ */
+function meetsExpectations(result: RunScenariosResult, expectations: string[]): boolean {
+  let ok = true;
+  for (const expectation of expectations) {
+    const [queue, verdict] = expectation.split('=');
+    if (!queue || (verdict !== 'valid' && verdict !== 'invalid')) {
+      throw new ConfigError(`--expect takes queue=valid or queue=invalid; got "${expectation}"`);
+    }
+    const verdicts = result.outcomes.filter((o) => o.queue === queue).map((o) => o.result.valid);
+    const overall = verdicts.includes('invalid')
+      ? 'invalid'
+      : verdicts.includes('unknown')
+        ? 'unknown'
+        : 'valid';
+    const met = verdicts.length > 0 && overall === verdict;
+    say(
+      `expected ${queue} to be ${verdict}: ${met ? 'yes' : `no (${verdicts.length === 0 ? 'not run' : overall})`}`,
+    );
+    ok &&= met;
+  }
+  return ok;
+}
+
+function printResult(result: RunScenariosResult, json: boolean): void {
+  if (json) {
+    console.log(
+      JSON.stringify({
+        runId: result.runId,
+        dir: result.dir,
+        outcomes: result.outcomes.map((o) => ({
+          scenario: o.scenario,
+          queue: o.queue,
+          verdict: o.result.valid,
+          checkers: Object.fromEntries(o.result.results.map((r) => [r.checker, r.valid])),
+        })),
+      }),
+    );
+    return;
+  }
+  console.log(formatOutcomeTable(result.outcomes));
+  console.log(`\nreport: ${relative(process.cwd(), result.dir) || result.dir}`);
+  for (const s of result.paths.scenarios) {
+    console.log(`  ${s.label}: ${relative(process.cwd(), s.timeline)}`);
+  }
+}
+
+/** `leaseproof run <files…>`. */
+export function runCommand(): Command {
+  return withRunOptions(
+    new Command('run')
+      .description(
+        'run scenario files against a queue and judge them; exit 0 valid, 1 invalid, 2 unknown or error',
+      )
+      .argument('<files...>', 'scenario YAML files'),
+  ).action(async (files: string[], flags: RunFlags) =>
+    runAndReport(files, { ...flags, queue: flags.queue ?? [] }),
+  );
+}
+
+/** `leaseproof suite [dir]`. */
+export function suiteCommand(): Command {
+  return withRunOptions(
+    new Command('suite')
+      .description('run every scenario of a folder (default: the curated suite in scenarios/)')
+      .argument('[dir]', 'folder of scenario YAML files', 'scenarios'),
+  ).action(async (dir: string, flags: RunFlags) =>
+    runAndReport(await scenarioFiles(dir), { ...flags, queue: flags.queue ?? [] }),
+  );
+}
+
+/** `leaseproof list`. */
+export function listCommand(): Command {
+  return new Command('list')
+    .description('list the built-in queues, the curated scenarios, the faults and the checkers')
+    .argument('[dir]', 'scenario folder', 'scenarios')
+    .action(async (dir: string) => {
+      console.log(`queues:    ${queueNames().join(', ')}`);
+      const files = await scenarioFiles(dir).catch(() => []);
+      console.log(
+        `scenarios: ${files.map((f) => f.replace(/^.*\//, '').replace(/\.ya?ml$/, '')).join(', ')}`,
+      );
+      console.log(`faults:    ${FAULT_KINDS.join(', ')}`);
+      console.log(`checkers:  ${CHECKER_NAMES.join(', ')}`);
+    });
+}

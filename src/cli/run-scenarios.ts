@@ -1,0 +1,128 @@
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { checkerByName } from '../checker/index.js';
+import { runCheckers } from '../checker/compose.js';
+import type { CompositeResult } from '../checker/types.js';
+import { newRunId } from '../env/run-id.js';
+import { selectEnvironment } from '../env/select-env.js';
+import { writeRunReport } from '../report/write-run-report.js';
+import { updateReportIndex } from '../report/report-index.js';
+import type { ScenarioRun } from '../report/types.js';
+import { executeRun, type RunProgress } from '../scenario/execute-run.js';
+import { loadScenario, scenarioToRunPlan } from '../scenario/load-scenario.js';
+import { ConfigError } from '../errors.js';
+import { onShutdown } from './shutdown.js';
+
+/** What `run` and `suite` were asked to do. */
+export interface RunScenariosOptions {
+  /** Scenario files. */
+  files: string[];
+  /** Queues to run each scenario against (built-in names or adapter paths). */
+  queues: string[];
+  /** Overrides every scenario's seed. */
+  seed?: number | undefined;
+  /** Reports folder (default `reports`). */
+  out: string;
+  /** `--env`. */
+  env?: string | undefined;
+  /** `--i-own-this-database`. */
+  iOwnThisDatabase?: boolean | undefined;
+  /** Where progress lines go. */
+  log: (line: string) => void;
+}
+
+/** One scenario × queue as it ended. */
+export interface ScenarioOutcome {
+  /** The scenario's name. */
+  scenario: string;
+  /** The queue. */
+  queue: string;
+  /** The verdict. */
+  result: CompositeResult;
+}
+
+/** What a whole `run` produced. */
+export interface RunScenariosResult {
+  /** The run id (the report folder's name). */
+  runId: string;
+  /** The report folder. */
+  dir: string;
+  /** Its timeline and verdict files. */
+  paths: Awaited<ReturnType<typeof writeRunReport>>;
+  /** Every scenario × queue. */
+  outcomes: ScenarioOutcome[];
+}
+
+/** The YAML files of a folder, sorted: the suite. */
+export async function scenarioFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => {
+    throw new ConfigError(`no scenario folder at ${resolve(dir)}`);
+  });
+  const files = names.filter((n) => /\.ya?ml$/.test(n)).sort();
+  if (files.length === 0) throw new ConfigError(`no .yaml scenario files in ${resolve(dir)}`);
+  return files.map((n) => join(dir, n));
+}
+
+/**
+ * Loads every scenario first (a typo in the last file fails before anything starts), starts one
+ * environment for all of them, runs each scenario against each queue in a fresh database,
+ * judges each history with the scenario's checkers, and writes the reports.
+ */
+export async function runScenarios(options: RunScenariosOptions): Promise<RunScenariosResult> {
+  const scenarios = await Promise.all(options.files.map((file) => loadScenario(file)));
+  const runId = newRunId();
+  const startedAt = new Date();
+  const provider = await selectEnvironment({
+    explicit: options.env,
+    iOwnThisDatabase: options.iOwnThisDatabase,
+    log: options.log,
+    runId,
+  });
+  options.log(`starting the ${provider.name} environment…`);
+  const env = await provider.start();
+  const unregister = onShutdown(() => env.stop());
+  const runs: ScenarioRun[] = [];
+  const outcomes: ScenarioOutcome[] = [];
+  try {
+    for (const scenario of scenarios) {
+      for (const queue of options.queues) {
+        const plan = scenarioToRunPlan(scenario, {
+          queue,
+          ...(options.seed !== undefined && { seed: options.seed }),
+        });
+        const label = `${scenario.name} × ${queue}`;
+        let last = '';
+        const progress = (p: RunProgress): void => {
+          const line =
+            `${label}: ${p.phase}, ${p.jobsDone}/${p.jobsTotal} jobs` +
+            (p.activeFaults.length > 0 ? `, faults: ${p.activeFaults.join(' ')}` : '');
+          if (line !== last) options.log(line);
+          last = line;
+        };
+        const { history } = await executeRun(env, plan, progress);
+        const checkers = scenario.check.map((name) => {
+          const checker = checkerByName(name);
+          if (checker === undefined) throw new ConfigError(`unknown checker "${name}"`);
+          return checker;
+        });
+        const result = runCheckers(checkers, history, scenario.checkOptions ?? {});
+        options.log(`${label}: ${result.valid}`);
+        runs.push({ history, result, name: scenario.name });
+        outcomes.push({ scenario: scenario.name, queue, result });
+      }
+    }
+  } finally {
+    unregister();
+    await env.stop();
+  }
+  const dir = resolve(options.out, runId);
+  const paths = await writeRunReport(dir, {
+    id: runId,
+    startedAt,
+    finishedAt: new Date(),
+    environment: { provider: provider.name },
+    scenarios: runs,
+  });
+  await updateReportIndex(resolve(options.out));
+  return { runId, dir, paths, outcomes };
+}

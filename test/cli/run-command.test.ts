@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { finished, spawnCli } from '../support/run-node.js';
+
+const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'leaseproof-run-'));
+const stateEnv = async (): Promise<NodeJS.ProcessEnv> => ({
+  LEASEPROOF_STATE_DIR: await tempDir(),
+  DATABASE_URL: '',
+  TOXIPROXY_URL: '',
+  LEASEPROOF_ENV: '',
+});
+
+describe('leaseproof run / suite / list', () => {
+  it('run judges a scenario per queue, prints the verdict table, writes the reports, and exits by the verdict', async () => {
+    const out = await tempDir();
+    const result = await finished(
+      spawnCli(
+        [
+          'run',
+          'scenarios/pause-past-lease.yaml',
+          '--queue',
+          'reference',
+          '--queue',
+          'unconditional-ack',
+          '--out',
+          out,
+          '--json',
+        ],
+        await stateEnv(),
+      ),
+    );
+    expect(result.code, result.stderr).toBe(1);
+    const verdict = JSON.parse(result.stdout) as {
+      dir: string;
+      outcomes: { queue: string; verdict: string; checkers: Record<string, string> }[];
+    };
+    expect(verdict.outcomes.map((o) => [o.queue, o.verdict])).toEqual([
+      ['reference', 'valid'],
+      ['unconditional-ack', 'invalid'],
+    ]);
+    expect(verdict.outcomes[1]?.checkers['no-stale-ack']).toBe('invalid');
+    for (const file of ['verdict.json', 'summary.md', 'junit.xml']) {
+      expect(existsSync(join(verdict.dir, file)), file).toBe(true);
+    }
+    expect(await readFile(join(out, 'index.html'), 'utf8')).toContain(
+      verdict.dir.replace(/^.*\//, ''),
+    );
+    // Progress went to stderr while it ran.
+    expect(result.stderr).toMatch(
+      /pause-past-lease × reference: faults, \d+\/4 jobs, faults: pause@w1/,
+    );
+  });
+
+  it('a bad scenario file is one clear error naming the file and the path in it, exit 2', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'bad.yaml');
+    await writeFile(
+      file,
+      'name: bad\ndescription: d\nseed: 1\nlease: { duration: 1s, heartbeat: 250ms, extendBy: 1s, poll: 50ms }\n' +
+        'workers: 2\njobs: { count: 1, handler: { units: 1, unit: { dist: fixed, duration: 10ms } } }\n' +
+        'faults:\n  - { at: 1s, pause: { worker: 2, for: soon } }\ncheck: [no-stale-ack]\n',
+    );
+    const result = await finished(spawnCli(['run', file], await stateEnv()));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('bad.yaml');
+    expect(result.stderr).toMatch(/faults\[0\]\.pause\.for/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('list names the queues, scenarios, faults and checkers', async () => {
+    const result = await finished(spawnCli(['list'], await stateEnv()));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/queues: +reference, unconditional-ack/);
+    expect(result.stdout).toMatch(/scenarios: .*pause-past-lease/);
+    expect(result.stdout).toMatch(/faults: +partition, latency/);
+    expect(result.stdout).toMatch(/checkers: +no-stale-ack/);
+  });
+});
