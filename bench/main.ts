@@ -3,11 +3,13 @@
 import { benchCheckerThroughput } from './checker-throughput.js';
 import { benchEnvStartup } from './env-startup.js';
 import { benchQueueThroughput } from './queue-throughput.js';
+import { benchSuiteTime } from './suite-time.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
   env: () => benchEnvStartup(),
   queue: () => benchQueueThroughput(),
+  suite: () => benchSuiteTime(),
   checkers: () => benchCheckerThroughput(),
 };
 for (const [name, run] of Object.entries(benches)) {

@@ -39,6 +39,8 @@ export interface ScenarioOutcome {
   queue: string;
   /** The verdict. */
   result: CompositeResult;
+  /** Wall time of the run and its checks, ms. */
+  durationMs: number;
 }
 
 /** What a whole `run` produced. */
@@ -99,6 +101,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
           if (line !== last) options.log(line);
           last = line;
         };
+        const started = performance.now();
         const { history } = await executeRun(env, plan, progress);
         const checkers = scenario.check.map((name) => {
           const checker = checkerByName(name);
@@ -108,7 +111,12 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
         const result = runCheckers(checkers, history, scenario.checkOptions ?? {});
         options.log(`${label}: ${result.valid}`);
         runs.push({ history, result, name: scenario.name });
-        outcomes.push({ scenario: scenario.name, queue, result });
+        outcomes.push({
+          scenario: scenario.name,
+          queue,
+          result,
+          durationMs: performance.now() - started,
+        });
       }
     }
   } finally {

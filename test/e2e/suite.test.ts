@@ -1,0 +1,51 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runScenarios, scenarioFiles } from '../../src/cli/run-scenarios.js';
+
+const quiet = (): void => undefined;
+const out = (): Promise<string> => mkdtemp(join(tmpdir(), 'leaseproof-suite-'));
+
+describe('the curated suite', () => {
+  it('the reference passes every scenario on every invariant it checks', async () => {
+    const result = await runScenarios({
+      files: await scenarioFiles('scenarios'),
+      queues: ['reference'],
+      out: await out(),
+      log: quiet,
+    });
+    expect(result.outcomes).toHaveLength(10);
+    const failing = result.outcomes
+      .filter((o) => o.result.valid !== 'valid')
+      .map(
+        (o) =>
+          `${o.scenario}: ${o.result.results
+            .filter((r) => r.valid !== 'valid')
+            .map((r) => r.checker)
+            .join(', ')}`,
+      );
+    expect(failing).toEqual([]);
+  }, 300_000);
+
+  // Each known-bad queue fails at least one curated scenario, on the invariant it breaks.
+  const cases: [queue: string, scenario: string, checker: string][] = [
+    ['unconditional-ack', 'pause-past-lease', 'no-stale-ack'],
+    ['worker-clock-lease', 'skewed-worker-clocks', 'lease-honored'],
+    ['main-thread-heartbeat', 'blocked-event-loop', 'explained-expiry'],
+    ['no-watchdog', 'partition-during-heartbeats', 'bounded-zombie'],
+  ];
+  for (const [queue, scenario, checker] of cases) {
+    it(`${queue} fails ${scenario} on ${checker}`, async () => {
+      const result = await runScenarios({
+        files: [`scenarios/${scenario}.yaml`],
+        queues: [queue],
+        out: await out(),
+        log: quiet,
+      });
+      const verdict = result.outcomes[0]?.result.results.find((r) => r.checker === checker);
+      expect(verdict?.valid).toBe('invalid');
+      expect(verdict?.evidence.length).toBeGreaterThan(0);
+    }, 120_000);
+  }
+});
