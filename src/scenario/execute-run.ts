@@ -177,7 +177,7 @@ export async function executeRun(
 }
 
 /** Starts each fault at its time, heals it after its duration, then heals everything. */
-async function runTimeline(ctx: NemesisContext, faults: TimedFault[]): Promise<void> {
+export async function runTimeline(ctx: NemesisContext, faults: TimedFault[]): Promise<void> {
   const started = performance.now();
   try {
     await Promise.all(

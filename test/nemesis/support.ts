@@ -1,9 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import type { FaultRecord, NemesisContext } from '../../src/nemesis/types.js';
 import type { WorkerPool } from '../../src/pool/worker-pool.js';
-import type { TimedFault } from '../../src/scenario/execute-run.js';
+import { runTimeline, type TimedFault } from '../../src/scenario/execute-run.js';
 import type { StartedWorker } from '../../src/pool/worker-process.js';
 
 /** A nemesis context over a pool, keeping the records the faults write. */
@@ -61,19 +60,5 @@ export function extendRoundTrips(worker: StartedWorker, from: number, to: number
  * `forMs` — and heals whatever is left at the end.
  */
 export async function runFaults(ctx: NemesisContext, faults: TimedFault[]): Promise<void> {
-  const started = performance.now();
-  try {
-    await Promise.all(
-      faults.map(async ({ atMs, forMs, fault }) => {
-        await sleep(Math.max(0, atMs - (performance.now() - started)));
-        await fault.start(ctx);
-        if (forMs !== undefined) {
-          await sleep(forMs);
-          await fault.heal(ctx);
-        }
-      }),
-    );
-  } finally {
-    for (const { fault } of faults) await fault.heal(ctx);
-  }
+  await runTimeline(ctx, faults);
 }

@@ -1,0 +1,124 @@
+/**
+ * Property-based exploration. fast-check draws whole scenarios (workers, lease, handler shape,
+ * workload and a fault schedule); each is run for real — real worker processes, PostgreSQL and
+ * Toxiproxy, in a fresh database of one environment reused across runs — and judged by every
+ * checker with strict causes. The property is that no invariant is violated. On a failure
+ * fast-check shrinks the schedule within the same wall-time budget, and the minimal
+ * counterexample is written as a scenario file that `leaseproof run` replays.
+ */
+import fc from 'fast-check';
+import { resolve } from 'node:path';
+import { checkHistory } from '../checker/index.js';
+import { selectEnvironment } from '../env/select-env.js';
+import type { StartedEnvironment } from '../env/types.js';
+import { ConfigError } from '../errors.js';
+import { executeRun } from '../scenario/execute-run.js';
+import { scenarioToRunPlan } from '../scenario/load-scenario.js';
+import type { ExploredScenario } from './explored-scenario.js';
+import { scenarioArbitrary } from './scenario-arbitrary.js';
+import { toScenario } from './scenario-document.js';
+import type { ExploreOptions, ExploreProgress, ExploreResult } from './types.js';
+import { writeCounterexample } from './write-counterexample.js';
+
+/** Searches for a scenario that makes `options.queue` violate a lease invariant. */
+export async function explore(options: ExploreOptions): Promise<ExploreResult> {
+  checkOptions(options);
+  if (options.env) return exploreIn(options.env, options);
+  const provider = await selectEnvironment({ ...(options.log && { log: options.log }) });
+  const env = await provider.start();
+  try {
+    return await exploreIn(env, options);
+  } finally {
+    await env.stop();
+  }
+}
+
+function checkOptions({ runs, seed, budgetMs }: ExploreOptions): void {
+  if (!Number.isInteger(runs) || runs < 1) {
+    throw new ConfigError(`explore needs runs ≥ 1; got ${runs}`);
+  }
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
+    throw new ConfigError(`explore needs an integer seed in [0, 4294967295]; got ${seed}`);
+  }
+  if (!(budgetMs > 0)) throw new ConfigError(`explore needs a positive budget; got ${budgetMs}ms`);
+}
+
+async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Promise<ExploreResult> {
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  const progress: ExploreProgress = {
+    phase: 'search',
+    runsDone: 0,
+    failures: 0,
+    shrinks: 0,
+    elapsedMs: 0,
+  };
+  let firstFailureMs = NaN;
+  // The checkers each failing scenario violated, by its text: fast-check hands back the value,
+  // not the verdict.
+  const violatedBy = new Map<string, string[]>();
+
+  const property = fc.asyncProperty(scenarioArbitrary, async (drawn) => {
+    if (progress.phase === 'shrink') progress.shrinks += 1;
+    const scenario = toScenario(drawn, { name: 'explore', seed: options.seed, description: '' });
+    const runStarted = performance.now();
+    const { history } = await executeRun(env, scenarioToRunPlan(scenario, { queue: options.queue }));
+    const result = checkHistory(history, { strictCauses: true });
+    const violated = result.results.filter((r) => r.valid === 'invalid').map((r) => r.checker);
+    progress.runsDone += 1;
+    progress.elapsedMs = elapsed();
+    progress.last = {
+      valid: result.valid,
+      violated,
+      durationMs: Math.round(performance.now() - runStarted),
+    };
+    // An `unknown` verdict (a checker that could not judge) is not a counterexample.
+    const holds = result.valid !== 'invalid';
+    if (!holds) {
+      progress.failures += 1;
+      violatedBy.set(JSON.stringify(drawn), violated);
+      if (progress.phase === 'search') {
+        firstFailureMs = elapsed();
+        progress.phase = 'shrink';
+      }
+    }
+    options.onProgress?.({ ...progress });
+    return holds;
+  });
+
+  const details = await fc.check(property, {
+    numRuns: options.runs,
+    seed: options.seed,
+    // Bounds search and shrinking together; a run in progress finishes first.
+    interruptAfterTimeLimit: options.budgetMs,
+    markInterruptAsFailure: false,
+  });
+  if (!details.failed || details.counterexample === null) {
+    return {
+      failed: false,
+      runsDone: progress.runsDone,
+      interrupted: details.interrupted,
+      elapsedMs: elapsed(),
+    };
+  }
+  const [minimal] = details.counterexample as [ExploredScenario];
+  const violated = violatedBy.get(JSON.stringify(minimal)) ?? [];
+  const path = details.counterexamplePath ?? '';
+  const file = await writeCounterexample(
+    options.outDir ?? resolve('reports', 'counterexamples'),
+    minimal,
+    { queue: options.queue, seed: options.seed, path, violated },
+  );
+  return {
+    failed: true,
+    file,
+    violated,
+    replayCommand: `leaseproof run ${file} --queue ${options.queue}`,
+    shrinks: progress.shrinks,
+    runsDone: progress.runsDone,
+    firstFailureMs,
+    elapsedMs: elapsed(),
+    scenario: minimal,
+    counterexamplePath: path,
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * fast-check arbitraries of whole scenarios. Built from records, arrays and integers only, so
+ * fast-check's own shrinking removes faults, moves them earlier, shortens them towards one
+ * lease, and cuts workers, jobs and units — a failure shrinks to a schedule a person can read.
+ */
+import fc from 'fast-check';
+import type { DrawnFault, DrawnHandler, ExploredScenario } from './explored-scenario.js';
+
+const at = fc.integer({ min: 200, max: 1_500 });
+const worker = fc.integer({ min: 1, max: 2 });
+// Between one lease and two and a half: long enough to outlive a claim, short enough for a run
+// of a few seconds.
+const lasting = fc.integer({ min: 1_000, max: 2_500 });
+
+/** One fault of the explored vocabulary: pause, partition, stall, clock or crash. */
+export const faultArbitrary: fc.Arbitrary<DrawnFault> = fc.oneof(
+  fc.record({ kind: fc.constant('pause'), atMs: at, worker, forPermille: lasting }),
+  fc.record({
+    kind: fc.constant('partition'),
+    atMs: at,
+    worker,
+    direction: fc.constantFrom('both', 'upstream'),
+    forPermille: lasting,
+  }),
+  fc.record({ kind: fc.constant('stall'), atMs: at, worker, forPermille: lasting }),
+  fc.record({
+    kind: fc.constant('clock'),
+    atMs: at,
+    worker,
+    // Minutes of skew either way; never zero (a clock fault that skews nothing).
+    offsetSeconds: fc
+      .tuple(fc.boolean(), fc.integer({ min: 5, max: 5_400 }))
+      .map(([behind, s]) => (behind ? -s : s)),
+  }),
+  fc.record({
+    kind: fc.constant('crash'),
+    atMs: at,
+    worker,
+    restartAfterPermille: lasting,
+  }),
+) as fc.Arbitrary<DrawnFault>;
+
+/**
+ * Handlers relative to the lease: many short awaited units (a job of up to about 2.4 leases that
+ * a heartbeat must keep), or one or two long synchronous units (work that blocks the loop).
+ */
+export const handlerArbitrary: fc.Arbitrary<DrawnHandler> = fc.oneof(
+  fc.record({
+    units: fc.integer({ min: 2, max: 16 }),
+    unitPermille: fc.integer({ min: 50, max: 150 }),
+    sync: fc.constant(false),
+  }),
+  fc.record({
+    units: fc.integer({ min: 1, max: 2 }),
+    unitPermille: fc.integer({ min: 500, max: 1_500 }),
+    sync: fc.constant(true),
+  }),
+);
+
+/** A whole scenario: 2–4 workers, a 600–1200 ms lease, 2–8 jobs and 1–3 faults. */
+export const scenarioArbitrary: fc.Arbitrary<ExploredScenario> = fc.record({
+  workers: fc.integer({ min: 2, max: 4 }),
+  leaseMs: fc.integer({ min: 6, max: 12 }).map((tenths) => tenths * 100),
+  pollMs: fc.integer({ min: 30, max: 60 }),
+  jobs: fc.integer({ min: 2, max: 8 }),
+  handler: handlerArbitrary,
+  faults: fc.array(faultArbitrary, { minLength: 1, maxLength: 3 }),
+});

@@ -1,0 +1,72 @@
+/** The contract of `explore`: its options, its progress reports and its result. */
+import type { StartedEnvironment } from '../env/types.js';
+import type { ExploredScenario } from './explored-scenario.js';
+
+/** Where an exploration is. */
+export interface ExploreProgress {
+  /** `search` until the first failure, then `shrink`. */
+  phase: 'search' | 'shrink';
+  /** Real runs done so far (search and shrink). */
+  runsDone: number;
+  /** Runs that violated an invariant. */
+  failures: number;
+  /** Property calls after the first failure (fast-check's shrink candidates tried). */
+  shrinks: number;
+  /** Milliseconds since the exploration started. */
+  elapsedMs: number;
+  /** The last run's verdict and the checkers it violated, if any. */
+  last?: { valid: 'valid' | 'invalid' | 'unknown'; violated: string[]; durationMs: number };
+}
+
+/** What to explore. */
+export interface ExploreOptions {
+  /** Built-in queue name or adapter path. */
+  queue: string;
+  /** Scenarios to try before giving up (fast-check's `numRuns`). */
+  runs: number;
+  /** fast-check seed: the same seed draws the same scenarios. */
+  seed: number;
+  /** Wall-time budget of the whole exploration, search and shrinking, in ms. */
+  budgetMs: number;
+  /** A started environment to reuse; absent: one is selected, started and stopped. */
+  env?: StartedEnvironment;
+  /** Where counterexamples are written (default `reports/counterexamples`). */
+  outDir?: string;
+  /** Called after every run. */
+  onProgress?: (progress: ExploreProgress) => void;
+  /** Environment log lines (default: none). */
+  log?: (line: string) => void;
+}
+
+/** The outcome of an exploration: a data value, never thrown. */
+export type ExploreResult =
+  | {
+      failed: false;
+      /** Runs done. */
+      runsDone: number;
+      /** Whether the budget ran out before `runs`. */
+      interrupted: boolean;
+      /** Wall time, ms. */
+      elapsedMs: number;
+    }
+  | {
+      failed: true;
+      /** The counterexample scenario file. */
+      file: string;
+      /** Checkers the minimal counterexample violated. */
+      violated: string[];
+      /** `leaseproof run <file> --queue <queue>`. */
+      replayCommand: string;
+      /** Property calls after the first failure. */
+      shrinks: number;
+      /** Runs done, search and shrink. */
+      runsDone: number;
+      /** Wall time to the first failure, ms. */
+      firstFailureMs: number;
+      /** Wall time, ms. */
+      elapsedMs: number;
+      /** The minimal counterexample. */
+      scenario: ExploredScenario;
+      /** fast-check's path to it (replay with `{ seed, path }`). */
+      counterexamplePath: string;
+    };
