@@ -7,26 +7,33 @@ import { runScenarios, scenarioFiles } from '../../src/cli/run-scenarios.js';
 const quiet = (): void => undefined;
 const out = (): Promise<string> => mkdtemp(join(tmpdir(), 'leaseproof-suite-'));
 
+// Real runs on a shared two-core machine: a timing verdict (a heartbeat thread starved of CPU
+// for most of a lease) can go wrong under someone else's load. One retry of the whole run; a
+// real defect fails twice.
 describe('the curated suite', () => {
-  it('the reference passes every scenario on every invariant it checks', async () => {
-    const result = await runScenarios({
-      files: await scenarioFiles('scenarios'),
-      queues: ['reference'],
-      out: await out(),
-      log: quiet,
-    });
-    expect(result.outcomes).toHaveLength(10);
-    const failing = result.outcomes
-      .filter((o) => o.result.valid !== 'valid')
-      .map(
-        (o) =>
-          `${o.scenario}: ${o.result.results
-            .filter((r) => r.valid !== 'valid')
-            .map((r) => r.checker)
-            .join(', ')}`,
-      );
-    expect(failing).toEqual([]);
-  }, 300_000);
+  it(
+    'the reference passes every scenario on every invariant it checks',
+    { timeout: 300_000, retry: 1 },
+    async () => {
+      const result = await runScenarios({
+        files: await scenarioFiles('scenarios'),
+        queues: ['reference'],
+        out: await out(),
+        log: quiet,
+      });
+      expect(result.outcomes).toHaveLength(10);
+      const failing = result.outcomes
+        .filter((o) => o.result.valid !== 'valid')
+        .map(
+          (o) =>
+            `${o.scenario}: ${o.result.results
+              .filter((r) => r.valid !== 'valid')
+              .map((r) => r.checker)
+              .join(', ')}`,
+        );
+      expect(failing).toEqual([]);
+    },
+  );
 
   // Each known-bad queue fails at least one curated scenario, on the invariant it breaks.
   const cases: [queue: string, scenario: string, checker: string][] = [
@@ -36,7 +43,7 @@ describe('the curated suite', () => {
     ['no-watchdog', 'partition-during-heartbeats', 'bounded-zombie'],
   ];
   for (const [queue, scenario, checker] of cases) {
-    it(`${queue} fails ${scenario} on ${checker}`, async () => {
+    it(`${queue} fails ${scenario} on ${checker}`, { timeout: 120_000, retry: 1 }, async () => {
       const result = await runScenarios({
         files: [`scenarios/${scenario}.yaml`],
         queues: [queue],
@@ -46,6 +53,6 @@ describe('the curated suite', () => {
       const verdict = result.outcomes[0]?.result.results.find((r) => r.checker === checker);
       expect(verdict?.valid).toBe('invalid');
       expect(verdict?.evidence.length).toBeGreaterThan(0);
-    }, 120_000);
+    });
   }
 });
