@@ -2,6 +2,7 @@
 // Figures, not pass/fail: targets are stated next to them, never asserted in tests.
 import { benchCheckerThroughput } from './checker-throughput.js';
 import { benchEnvStartup } from './env-startup.js';
+import { benchExplore } from './explore.js';
 import { benchQueueThroughput } from './queue-throughput.js';
 import { benchSuiteTime } from './suite-time.js';
 
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<void>> = {
   queue: () => benchQueueThroughput(),
   suite: () => benchSuiteTime(),
   checkers: () => benchCheckerThroughput(),
+  explore: () => benchExplore(),
 };
 for (const [name, run] of Object.entries(benches)) {
   if (only === undefined || only === name) await run();

@@ -14,7 +14,7 @@ import type { StartedEnvironment } from '../env/types.js';
 import { ConfigError } from '../errors.js';
 import { executeRun } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
-import type { ExploredScenario } from './explored-scenario.js';
+import { confirmCounterexample } from './confirm-counterexample.js';
 import { scenarioArbitrary } from './scenario-arbitrary.js';
 import { toScenario } from './scenario-document.js';
 import type { ExploreOptions, ExploreProgress, ExploreResult } from './types.js';
@@ -58,11 +58,27 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
   // not the verdict.
   const violatedBy = new Map<string, string[]>();
 
+  let budgetSpent = false;
   const property = fc.asyncProperty(scenarioArbitrary, async (drawn) => {
+    // The budget is kept here, not by fast-check's interruptAfterTimeLimit: that one races the
+    // running property with a timer and would leave a real run going on behind its back. Past
+    // the budget every remaining draw or shrink candidate passes at once, unrun, so the search
+    // ends, and shrinking ends on the smallest failure found so far.
+    if (elapsed() >= options.budgetMs) {
+      budgetSpent = true;
+      return true;
+    }
     if (progress.phase === 'shrink') progress.shrinks += 1;
     const scenario = toScenario(drawn, { name: 'explore', seed: options.seed, description: '' });
     const runStarted = performance.now();
-    const { history } = await executeRun(env, scenarioToRunPlan(scenario, { queue: options.queue }));
+    let history;
+    try {
+      ({ history } = await executeRun(env, scenarioToRunPlan(scenario, { queue: options.queue })));
+    } catch (error) {
+      // fast-check counts a throw as a failure; say what it was rather than an empty list.
+      violatedBy.set(JSON.stringify(drawn), [`harness error: ${(error as Error).message}`]);
+      throw error;
+    }
     const result = checkHistory(history, { strictCauses: true });
     const violated = result.results.filter((r) => r.valid === 'invalid').map((r) => r.checker);
     progress.runsDone += 1;
@@ -86,28 +102,31 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
     return holds;
   });
 
-  const details = await fc.check(property, {
-    numRuns: options.runs,
-    seed: options.seed,
-    // Bounds search and shrinking together; a run in progress finishes first.
-    interruptAfterTimeLimit: options.budgetMs,
-    markInterruptAsFailure: false,
-  });
+  const details = await fc.check(property, { numRuns: options.runs, seed: options.seed });
   if (!details.failed || details.counterexample === null) {
     return {
       failed: false,
       runsDone: progress.runsDone,
-      interrupted: details.interrupted,
+      interrupted: budgetSpent,
       elapsedMs: elapsed(),
     };
   }
-  const [minimal] = details.counterexample as [ExploredScenario];
+  const [minimal] = details.counterexample;
   const violated = violatedBy.get(JSON.stringify(minimal)) ?? [];
   const path = details.counterexamplePath ?? '';
+  const confirmed = await confirmCounterexample(env, options.queue, minimal, violated);
   const file = await writeCounterexample(
     options.outDir ?? resolve('reports', 'counterexamples'),
-    minimal,
-    { queue: options.queue, seed: options.seed, path, violated },
+    confirmed.scenario,
+    {
+      queue: options.queue,
+      seed: options.seed,
+      path,
+      violated,
+      note:
+        `${confirmed.stretched ? 'Its faults are held for two leases (the minimal schedule, at the edge of the failure, did not reproduce every time); ' : ''}` +
+        `it reproduced on ${confirmed.reproduced} of ${confirmed.replays} replays.`,
+    },
   );
   return {
     failed: true,
@@ -118,7 +137,10 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
     runsDone: progress.runsDone,
     firstFailureMs,
     elapsedMs: elapsed(),
-    scenario: minimal,
+    scenario: confirmed.scenario,
+    minimal,
+    reproduced: confirmed.reproduced,
+    replays: confirmed.replays,
     counterexamplePath: path,
   };
 }

@@ -65,8 +65,14 @@ export type ExploreResult =
       firstFailureMs: number;
       /** Wall time, ms. */
       elapsedMs: number;
-      /** The minimal counterexample. */
+      /** The schedule written to `file`: the minimal one, or it with faults held two leases. */
       scenario: ExploredScenario;
+      /** The minimal counterexample fast-check shrank to. */
+      minimal: ExploredScenario;
+      /** Confirming replays of `scenario` that violated one of `violated`, out of `replays`. */
+      reproduced: number;
+      /** Confirming replays run. */
+      replays: number;
       /** fast-check's path to it (replay with `{ seed, path }`). */
       counterexamplePath: string;
     };

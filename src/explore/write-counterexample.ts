@@ -14,12 +14,19 @@ export interface CounterexampleOrigin {
   path: string;
   /** The checkers it violated. */
   violated: string[];
+  /** How it was confirmed. */
+  note?: string;
 }
 
 /** `reference`, `./adapters/my-queue.ts` → a name fit for a file and a scenario. */
 export function queueSlug(queue: string): string {
   const base = basename(queue, extname(queue));
-  return base.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '') || 'queue';
+  return (
+    base
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[^a-z0-9]+/, '') || 'queue'
+  );
 }
 
 /**
@@ -43,7 +50,8 @@ export async function writeCounterexample(
         `Minimal counterexample found by leaseproof explore against ${origin.queue}: it ` +
         `violated ${origin.violated.join(', ')}. fast-check seed ${origin.seed}, path ` +
         `"${origin.path}" (replay the search with { seed: ${origin.seed}, path: "${origin.path}" }). ` +
-        'Replay is at the level of the schedule: timing is real, not deterministic.',
+        'Replay is at the level of the schedule: timing is real, not deterministic' +
+        (origin.note === undefined ? '.' : `; ${origin.note}`),
     });
     try {
       await writeFile(file, text, { flag: 'wx' });

@@ -1,0 +1,101 @@
+import { Command, Option } from 'commander';
+import { relative } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { explore } from '../explore/explore.js';
+import type { ExploreProgress, ExploreResult } from '../explore/types.js';
+import { selectEnvironment } from '../env/select-env.js';
+import { parseDuration } from '../scenario/duration.js';
+import { onShutdown } from './shutdown.js';
+
+const say = (line: string): void => void process.stderr.write(line + '\n');
+
+interface ExploreFlags {
+  queue: string;
+  runs: string;
+  seed?: string;
+  budget: string;
+  out: string;
+  env?: string;
+}
+
+/** A whole number flag, or a ConfigError naming it (commander would exit 1: "invalid"). */
+function integerFlag(name: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`--${name} must be an integer from ${min} to ${max}; got "${text}"`);
+  }
+  return value;
+}
+
+function progressLine(p: ExploreProgress): string {
+  const last = p.last
+    ? `, last ${p.last.valid}${p.last.violated.length > 0 ? ` (${p.last.violated.join(', ')})` : ''} in ${(p.last.durationMs / 1000).toFixed(1)}s`
+    : '';
+  return (
+    `explore: ${p.phase}, ${p.runsDone} runs, ${p.failures} failures, ${p.shrinks} shrink steps, ` +
+    `${(p.elapsedMs / 1000).toFixed(0)}s${last}`
+  );
+}
+
+function printResult(result: ExploreResult): void {
+  if (!result.failed) {
+    console.log(
+      `no counterexample in ${result.runsDone} runs (${(result.elapsedMs / 1000).toFixed(0)}s` +
+        `${result.interrupted ? ', budget spent' : ''})`,
+    );
+    return;
+  }
+  const file = relative(process.cwd(), result.file) || result.file;
+  console.log(`counterexample found after ${(result.firstFailureMs / 1000).toFixed(0)}s`);
+  console.log(`violated: ${result.violated.join(', ') || '(the run failed)'}`);
+  console.log(`shrunk in ${result.shrinks} steps to ${result.scenario.faults.length} fault(s)`);
+  console.log(`file: ${file}`);
+  console.log(`replay: ${result.replayCommand.replace(result.file, file)}`);
+}
+
+/** `leaseproof explore`: property-based search for a fault schedule that breaks a queue. */
+export function exploreCommand(): Command {
+  return new Command('explore')
+    .description(
+      'generate fault schedules with fast-check, run each for real, and shrink a failure to a ' +
+        'replayable scenario file; exit 0 none found, 1 counterexample found, 2 error',
+    )
+    .option('--queue <name|path>', 'queue under test', 'reference')
+    .option('--runs <n>', 'scenarios to try', '50')
+    .option('--seed <n>', 'fast-check seed (default: drawn and printed)')
+    .option('--budget <duration>', 'wall-time budget for search and shrinking', '5m')
+    .option('--out <dir>', 'where counterexamples are written', 'reports/counterexamples')
+    .addOption(
+      new Option('--env <provider>', 'embedded | external | containers').env('LEASEPROOF_ENV'),
+    )
+    .action(async (flags: ExploreFlags) => {
+      const runs = integerFlag('runs', flags.runs, 1, 1_000_000);
+      const seed =
+        flags.seed === undefined
+          ? Math.floor(Math.random() * 0x7fffffff)
+          : integerFlag('seed', flags.seed, 0, 0xffffffff);
+      const budgetMs = parseDuration(flags.budget);
+      say(`explore: ${flags.queue}, up to ${runs} runs, seed ${seed}, budget ${flags.budget}`);
+      const provider = await selectEnvironment({ explicit: flags.env, log: say });
+      say(`starting the ${provider.name} environment…`);
+      const env = await provider.start();
+      const unregister = onShutdown(() => env.stop());
+      let result: ExploreResult;
+      try {
+        result = await explore({
+          queue: flags.queue,
+          runs,
+          seed,
+          budgetMs,
+          env,
+          outDir: flags.out,
+          onProgress: (p) => say(progressLine(p)),
+        });
+      } finally {
+        unregister();
+        await env.stop();
+      }
+      printResult(result);
+      process.exitCode = result.failed ? 1 : 0;
+    });
+}
