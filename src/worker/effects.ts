@@ -41,6 +41,14 @@ export class EffectRecorder {
     }
   }
 
+  /** Opens its connection ahead of the first effect; false when the database did not answer. */
+  async connect(): Promise<boolean> {
+    return this.connection.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** Closes its connection. */
   async close(): Promise<void> {
     await this.connection.close();

@@ -112,6 +112,12 @@ process.on('message', (message: ControlMessage) => {
   }
 });
 await heartbeat.ready();
+// Both connections are opened before the worker says it is ready: a scenario's fault times
+// count from "workers ready", and a fault at 200 ms must find a worker holding a job, not one
+// still in its TCP handshake and SCRAM exchange (hundreds of ms on a loaded two-core machine).
+// A database that does not answer yet is not fatal: the claim loop reconnects, as it would
+// after any fault.
+await Promise.all([queueConnection.query('SELECT 1').catch(() => undefined), effects.connect()]);
 emit({ kind: 'ready', at: monotonicNow(), pid: process.pid });
 
 /** Runs a queue call, emitting invoke and complete with its outcome. */
