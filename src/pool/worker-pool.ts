@@ -22,6 +22,11 @@ export interface WorkerPoolOptions {
   clock?: (index: number) => ClockSkew | undefined;
   /** Called for every event of every worker as it arrives. */
   onEvent?: (event: ReceivedEvent) => void;
+  /**
+   * Leave the workers ready but not claiming until `release()` (a scenario applies its faults of
+   * time zero first). By default every worker is released at once when all are ready.
+   */
+  held?: boolean;
 }
 
 /**
@@ -30,6 +35,7 @@ export interface WorkerPoolOptions {
  */
 export class WorkerPool implements AsyncDisposable {
   private stopping: Promise<void> | undefined;
+  private released = false;
   /** Crashed workers that `restartWorker` replaced: their events are still the run's. */
   private readonly replaced: StartedWorker[] = [];
   /** Each worker's configuration, by id, for `restartWorker`. */
@@ -82,11 +88,19 @@ export class WorkerPool implements AsyncDisposable {
           worker.on('event', options.onEvent);
         }
       }
+      if (options.held !== true) pool.release();
       return pool;
     } catch (error) {
       await pool.stop();
       throw error;
     }
+  }
+
+  /** Lets every worker start claiming, at once. Idempotent. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    for (const worker of this.workers) if (worker.running) worker.release();
   }
 
   /** The worker with this id (`w1`…). */
@@ -129,6 +143,8 @@ export class WorkerPool implements AsyncDisposable {
     const worker = await StartedWorker.start({ runId: this.options.env.runId, config });
     this.replaced.push(old);
     this.workers[index] = worker;
+    // A fresh worker replacing a crashed one starts claiming as soon as it is ready.
+    if (this.released) worker.release();
     const { onEvent } = this.options;
     if (onEvent) {
       for (const e of worker.events) onEvent(e);

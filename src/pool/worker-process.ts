@@ -182,6 +182,11 @@ export class StartedWorker extends EventEmitter<{
     await gone;
   }
 
+  /** Lets the worker start claiming (it waits for this after saying it is ready). */
+  release(): void {
+    this.send({ type: 'go' });
+  }
+
   /** Skews the worker's `Date` (offset and drift), live. */
   setClock(skew: ClockSkew): void {
     this.send({ type: 'clock', skew });

@@ -116,6 +116,7 @@ export async function executeRun(
       lease: plan.lease,
       onEvent: recorder.onWorkerEvent,
       ...(plan.clock && { clock: plan.clock }),
+      held: true,
     });
     // Jobs arrive one by one at the scenario's rate, while the workers run and faults strike.
     const enqueueAtRate = async (perSecond: number): Promise<void> => {
@@ -153,7 +154,7 @@ export async function executeRun(
       phase = 'faults';
       tell();
       await Promise.all([
-        runTimeline(ctx, plan.faults),
+        runTimeline(ctx, plan.faults, () => pool.release()),
         rate === undefined ? undefined : enqueueAtRate(rate),
       ]);
       phase = 'drain';
@@ -176,14 +177,28 @@ export async function executeRun(
   }
 }
 
-/** Starts each fault at its time, heals it after its duration, then heals everything. */
-export async function runTimeline(ctx: NemesisContext, faults: TimedFault[]): Promise<void> {
-  const started = performance.now();
+/**
+ * Starts each fault at its time, heals it after its duration, then heals everything. Faults of
+ * time zero are in force before `begin` is called (the pool's release: workers start claiming
+ * then), so "a clock 90 s ahead at 0s" skews the first claim too; every other time counts from
+ * `begin`.
+ */
+export async function runTimeline(
+  ctx: NemesisContext,
+  faults: TimedFault[],
+  begin: () => void = () => undefined,
+): Promise<void> {
   try {
+    const atZero = faults.filter((f) => f.atMs <= 0);
+    for (const { fault } of atZero) await fault.start(ctx);
+    begin();
+    const started = performance.now();
     await Promise.all(
       faults.map(async ({ atMs, forMs, fault }) => {
-        await sleep(Math.max(0, atMs - (performance.now() - started)));
-        await fault.start(ctx);
+        if (atMs > 0) {
+          await sleep(Math.max(0, atMs - (performance.now() - started)));
+          await fault.start(ctx);
+        }
         if (forMs !== undefined) {
           await sleep(forMs);
           await fault.heal(ctx);

@@ -63,7 +63,9 @@ export type ControlMessage =
   | { type: 'config'; config: WorkerConfig }
   | { type: 'clock'; skew: ClockSkew }
   | { type: 'stall'; ms: number }
-  | { type: 'report-clock' };
+  | { type: 'report-clock' }
+  /** Start claiming: sent to every worker of a pool at once, after all of them are ready. */
+  | { type: 'go' };
 
 /** Outcome of an operation, as Jepsen has it: `info` = unknown (e.g. a timeout). */
 export type Outcome = 'ok' | 'fail' | 'info';

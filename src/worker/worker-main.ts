@@ -38,6 +38,9 @@ const emit = (event: WorkerEvent): void => {
 
 let stopping = false;
 let exitReason = 'stopped';
+// The claim loop waits for the controller's `go`, or for a reason to stop before it came.
+let go: () => void = () => undefined;
+const released = new Promise<void>((resolve) => (go = resolve));
 const clock = new SkewedClock();
 let current: { claim: Claim; abort: AbortController } | undefined;
 
@@ -56,11 +59,13 @@ process.on('disconnect', () => {
   stopping = true;
   exitReason = 'controller disconnected';
   current?.abort.abort();
+  go();
   setTimeout(() => process.exit(0), 2_000).unref();
 });
 process.on('SIGTERM', () => {
   stopping = true;
   exitReason = 'SIGTERM';
+  go();
 });
 
 if (config.clock) clock.set(config.clock);
@@ -106,6 +111,9 @@ process.on('message', (message: ControlMessage) => {
       emit({ kind: 'stall', at: monotonicNow(), ms: message.ms });
       flush();
       busyWait(message.ms);
+      break;
+    case 'go':
+      go();
       break;
     case 'config':
       break;
@@ -202,6 +210,10 @@ async function work(claim: Claim, claimedAtAbs: number): Promise<void> {
   }
 }
 
+// Claims start on `go`, which the pool sends to every worker at once when all are ready: a worker
+// forked first must not drain the queue while the last one is still loading, and a scenario's
+// time zero (a clock skew "at 0s") must come before the first claim.
+await released;
 while (!stopping) {
   const sentAt = monotonicNow();
   let claim: Claim | undefined;
