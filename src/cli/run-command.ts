@@ -4,6 +4,7 @@ import { CHECKER_NAMES } from '../checker/index.js';
 import { queueNames } from '../queue/registry.js';
 import type { FaultKind } from '../history/types.js';
 import { ConfigError } from '../errors.js';
+import { DURATION_EXAMPLES, parseDuration } from '../scenario/duration.js';
 import { runScenarios, scenarioFiles, type RunScenariosResult } from './run-scenarios.js';
 import { formatOutcomeTable } from './outcome-table.js';
 
@@ -17,6 +18,7 @@ interface RunFlags {
   env?: string;
   iOwnThisDatabase?: boolean;
   json?: boolean;
+  epsilon?: string;
 }
 
 /** The faults a scenario may use (design.md's fault vocabulary). */
@@ -47,6 +49,10 @@ function withRunOptions(command: Command): Command {
     .option('--i-own-this-database', "run inside DATABASE_URL's own database (never dropped)")
     .option('--json', 'print the verdict as JSON on stdout')
     .option(
+      '--epsilon <ms|duration>',
+      "tolerance ε for every scenario (e.g. 20 or 20ms; overrides the files' checkOptions)",
+    )
+    .option(
       '--expect <queue=verdict>',
       'exit 0 only if this queue gets this overall verdict (e.g. unconditional-ack=invalid); repeatable',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
@@ -60,8 +66,10 @@ async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
     if (!Number.isInteger(seed))
       throw new ConfigError(`--seed must be an integer; got "${flags.seed}"`);
   }
+  const epsilonMs = flags.epsilon === undefined ? undefined : parseEpsilon(flags.epsilon);
   const result = await runScenarios({
     files,
+    epsilonMs,
     queues: flags.queue.length > 0 ? flags.queue : ['reference'],
     seed,
     out: flags.out,
@@ -76,6 +84,28 @@ async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
   }
   const verdicts = result.outcomes.map((o) => o.result.valid);
   process.exitCode = verdicts.includes('invalid') ? 1 : verdicts.includes('unknown') ? 2 : 0;
+}
+
+/**
+ * ε on the command line: a bare number is milliseconds (as `leaseproof check --epsilon` takes
+ * it), anything else a duration as scenario files write them.
+ */
+function parseEpsilon(text: string): number {
+  const ms = /^\d+(\.\d+)?$/.test(text) ? Number(text) : parseDurationOrNaN(text);
+  if (!(Number.isFinite(ms) && ms >= 0)) {
+    throw new ConfigError(
+      `--epsilon takes milliseconds or a duration (${DURATION_EXAMPLES}); got "${text}"`,
+    );
+  }
+  return ms;
+}
+
+function parseDurationOrNaN(text: string): number {
+  try {
+    return parseDuration(text);
+  } catch {
+    return NaN;
+  }
 }
 
 /**

@@ -25,6 +25,8 @@ export interface RunScenariosOptions {
   out: string;
   /** `--env`. */
   env?: string | undefined;
+  /** `--epsilon`: ε for every scenario, over its own `checkOptions`. */
+  epsilonMs?: number | undefined;
   /** `--i-own-this-database`. */
   iOwnThisDatabase?: boolean | undefined;
   /** Where progress lines go. */
@@ -108,7 +110,10 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
           if (checker === undefined) throw new ConfigError(`unknown checker "${name}"`);
           return checker;
         });
-        const result = runCheckers(checkers, history, scenario.checkOptions ?? {});
+        const result = runCheckers(checkers, history, {
+          ...scenario.checkOptions,
+          ...(options.epsilonMs !== undefined && { epsilonMs: options.epsilonMs }),
+        });
         options.log(`${label}: ${result.valid}`);
         runs.push({ history, result, name: scenario.name });
         outcomes.push({

@@ -28,6 +28,8 @@ describe('leaseproof run / suite / list', () => {
           '--out',
           out,
           '--json',
+          '--epsilon',
+          '12ms',
         ],
         await stateEnv(),
       ),
@@ -45,6 +47,11 @@ describe('leaseproof run / suite / list', () => {
     for (const file of ['verdict.json', 'summary.md', 'junit.xml']) {
       expect(existsSync(join(verdict.dir, file)), file).toBe(true);
     }
+    // --epsilon overrode the scenario's own ε, and the report says which ε judged it.
+    const written = JSON.parse(await readFile(join(verdict.dir, 'verdict.json'), 'utf8')) as {
+      scenarios: { options: { epsilonMs: number } }[];
+    };
+    expect(written.scenarios.map((s) => s.options.epsilonMs)).toEqual([12, 12]);
     expect(await readFile(join(out, 'index.html'), 'utf8')).toContain(
       verdict.dir.replace(/^.*\//, ''),
     );
@@ -68,6 +75,15 @@ describe('leaseproof run / suite / list', () => {
     expect(result.stderr).toContain('bad.yaml');
     expect(result.stderr).toMatch(/faults\[0\]\.pause\.for/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a bad --epsilon is one clear error, exit 2, before anything starts', async () => {
+    const result = await finished(
+      spawnCli(['run', 'scenarios/pause-past-lease.yaml', '--epsilon', 'soon'], await stateEnv()),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--epsilon takes milliseconds or a duration');
+    expect(result.stderr).not.toContain('starting');
   });
 
   it('list names the queues, scenarios, faults and checkers', async () => {
