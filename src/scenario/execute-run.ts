@@ -139,8 +139,9 @@ export async function executeRun(
             .catch(() => undefined);
         }, 500)
       : undefined;
+    let ctx: NemesisContext | undefined;
     try {
-      const ctx: NemesisContext = {
+      ctx = {
         env,
         pool,
         record: (r) => {
@@ -165,6 +166,8 @@ export async function executeRun(
       );
     } finally {
       clearInterval(ticker);
+      // Standing conditions (a clock fault without `for`) end with the run, not the timeline.
+      if (ctx !== undefined) await healAll(ctx, plan.faults);
       await pool.stop();
     }
     phase = 'history';
@@ -178,10 +181,15 @@ export async function executeRun(
 }
 
 /**
- * Starts each fault at its time, heals it after its duration, then heals everything. Faults of
- * time zero are in force before `begin` is called (the pool's release: workers start claiming
- * then), so "a clock 90 s ahead at 0s" skews the first claim too; every other time counts from
- * `begin`.
+ * Starts each fault at its time and heals it after its `for`. Faults of time zero are in force
+ * before `begin` is called (the pool's release: workers start claiming then), so "a clock 90 min
+ * ahead at 0s" skews the first claim too; every other time counts from `begin`.
+ *
+ * A fault without `for` is not healed here: a crash or a stall ends by itself, a database
+ * restart once the server is back, and a clock fault without `for` is a standing condition — a
+ * host whose clock is wrong — that lasts through the drain, until `healAll` at the run's end.
+ * Whatever happens, every fault with a `for` and every proxy is healed when this returns: no
+ * worker stays paused, no proxy stays cut while the queue drains.
  */
 export async function runTimeline(
   ctx: NemesisContext,
@@ -189,8 +197,7 @@ export async function runTimeline(
   begin: () => void = () => undefined,
 ): Promise<void> {
   try {
-    const atZero = faults.filter((f) => f.atMs <= 0);
-    for (const { fault } of atZero) await fault.start(ctx);
+    for (const { atMs, fault } of faults) if (atMs <= 0) await fault.start(ctx);
     begin();
     const started = performance.now();
     await Promise.all(
@@ -206,8 +213,15 @@ export async function runTimeline(
       }),
     );
   } finally {
-    // Heal everything, whatever happened: no worker stays paused, no proxy stays cut.
-    for (const { fault } of faults) await fault.heal(ctx).catch(() => undefined);
+    for (const { forMs, fault } of faults) {
+      if (forMs !== undefined) await fault.heal(ctx).catch(() => undefined);
+    }
     await Promise.allSettled(ctx.pool.proxies.map((p) => p.heal()));
   }
+}
+
+/** Heals every fault of the timeline (idempotent: a healed fault is not healed twice). */
+export async function healAll(ctx: NemesisContext, faults: TimedFault[]): Promise<void> {
+  for (const { fault } of faults) await fault.heal(ctx).catch(() => undefined);
+  await Promise.allSettled(ctx.pool.proxies.map((p) => p.heal()));
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import type { FaultRecord, NemesisContext } from '../../src/nemesis/types.js';
 import type { WorkerPool } from '../../src/pool/worker-pool.js';
-import { runTimeline, type TimedFault } from '../../src/scenario/execute-run.js';
+import { healAll, runTimeline, type TimedFault } from '../../src/scenario/execute-run.js';
 import type { StartedWorker } from '../../src/pool/worker-process.js';
 
 /** A nemesis context over a pool, keeping the records the faults write. */
@@ -57,8 +57,12 @@ export function extendRoundTrips(worker: StartedWorker, from: number, to: number
 
 /**
  * Runs timed faults as the executor does — each started at its `atMs`, healed after its
- * `forMs` — and heals whatever is left at the end.
+ * `forMs` — and heals whatever is left at the end, as the executor does when the run ends.
  */
 export async function runFaults(ctx: NemesisContext, faults: TimedFault[]): Promise<void> {
-  await runTimeline(ctx, faults);
+  try {
+    await runTimeline(ctx, faults);
+  } finally {
+    await healAll(ctx, faults);
+  }
 }
