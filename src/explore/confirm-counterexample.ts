@@ -1,9 +1,10 @@
 /**
  * Makes a counterexample worth writing down. Shrinking stops at the edge of the failure — a
- * pause of exactly one lease — where real timing makes a replay a coin toss. So the minimal
- * schedule is replayed; if it does not fail every time, the same schedule with its faults held
- * for two leases is tried, and the file gets the first that reproduced on every replay (else
- * whichever reproduced most often).
+ * pause of exactly one lease, or fewer jobs than workers so that the faulted worker holds a job
+ * only if it wins the first claim — where real timing makes a replay a coin toss, and three lucky
+ * replays prove little. So a stretched form is replayed first — the same faults at the same
+ * times, held for two leases, and at least one job per worker — and written if it reproduced on
+ * every replay; else the minimal schedule is tried; else the one that reproduced most often.
  */
 import { checkHistory } from '../checker/index.js';
 import type { StartedEnvironment } from '../env/types.js';
@@ -20,7 +21,7 @@ export interface ConfirmedCounterexample {
   reproduced: number;
   /** Replays run of the schedule returned. */
   replays: number;
-  /** Whether the faults were stretched to two leases. */
+  /** Whether the faults were stretched to two leases (and the jobs to one per worker). */
   stretched: boolean;
 }
 
@@ -43,9 +44,9 @@ function stretch(fault: DrawnFault): DrawnFault {
 }
 
 /**
- * Replays `minimal` `replays` times against `queue`; when it misses once, replays the stretched
- * form as many times. Returns the first that reproduced on every replay, else the one that
- * reproduced most often (the minimal one on a tie).
+ * Replays the stretched form of `minimal` `replays` times against `queue`, then, if it missed,
+ * `minimal` itself. Returns the first that reproduced on every replay, else the one that
+ * reproduced most often (the stretched one on a tie).
  */
 export async function confirmCounterexample(
   env: StartedEnvironment,
@@ -54,9 +55,18 @@ export async function confirmCounterexample(
   violated: string[],
   replays = 3,
 ): Promise<ConfirmedCounterexample> {
-  const stretched = { ...minimal, faults: minimal.faults.map(stretch) };
-  const candidates: [ExploredScenario, boolean][] = [[minimal, false]];
-  if (JSON.stringify(stretched) !== JSON.stringify(minimal)) candidates.push([stretched, true]);
+  const stretched = {
+    ...minimal,
+    jobs: Math.max(minimal.jobs, minimal.workers),
+    faults: minimal.faults.map(stretch),
+  };
+  const candidates: [ExploredScenario, boolean][] =
+    JSON.stringify(stretched) === JSON.stringify(minimal)
+      ? [[minimal, false]]
+      : [
+          [stretched, true],
+          [minimal, false],
+        ];
   let best: ConfirmedCounterexample | undefined;
   for (const [scenario, isStretched] of candidates) {
     let reproduced = 0;

@@ -124,7 +124,7 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
       path,
       violated,
       note:
-        `${confirmed.stretched ? 'Its faults are held for two leases (the minimal schedule, at the edge of the failure, did not reproduce every time); ' : ''}` +
+        `${confirmed.stretched ? 'Stretched from the minimal schedule so that it reproduces: its faults are held for at least two leases and every worker has a job (shrinking stops at the edge of the failure, a fault of one lease, fewer jobs than workers); ' : ''}` +
         `it reproduced on ${confirmed.reproduced} of ${confirmed.replays} replays.`,
     },
   );
