@@ -213,14 +213,14 @@ export async function runTimeline(
       }),
     );
   } finally {
-    for (const { forMs, fault } of faults) {
-      if (forMs !== undefined) await fault.heal(ctx).catch(() => undefined);
-    }
-    await Promise.allSettled(ctx.pool.proxies.map((p) => p.heal()));
+    await healAll(
+      ctx,
+      faults.filter((f) => f.forMs !== undefined),
+    );
   }
 }
 
-/** Heals every fault of the timeline (idempotent: a healed fault is not healed twice). */
+/** Heals these faults and every proxy (idempotent: a healed fault is not healed twice). */
 export async function healAll(ctx: NemesisContext, faults: TimedFault[]): Promise<void> {
   for (const { fault } of faults) await fault.heal(ctx).catch(() => undefined);
   await Promise.allSettled(ctx.pool.proxies.map((p) => p.heal()));

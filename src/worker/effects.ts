@@ -41,12 +41,9 @@ export class EffectRecorder {
     }
   }
 
-  /** Opens its connection ahead of the first effect; false when the database did not answer. */
-  async connect(): Promise<boolean> {
-    return this.connection.query('SELECT 1').then(
-      () => true,
-      () => false,
-    );
+  /** Opens its connection ahead of the first effect; one that fails is retried by `record`. */
+  async connect(): Promise<void> {
+    await this.connection.query('SELECT 1').catch(() => undefined);
   }
 
   /** Closes its connection. */
