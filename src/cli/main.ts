@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { envCommand } from './env-command.js';
 import { checkCommand } from './check-command.js';
 import { exploreCommand } from './explore-command.js';
+import { mutantsCommand } from './mutants-command.js';
 import { listCommand, runCommand, suiteCommand } from './run-command.js';
 import { reapLeftovers } from '../env/process-registry.js';
 import { LeaseproofError, describeError } from '../errors.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   program.addCommand(suiteCommand());
   program.addCommand(listCommand());
   program.addCommand(exploreCommand());
+  program.addCommand(mutantsCommand());
   return program;
 }
 

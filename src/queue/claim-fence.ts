@@ -25,3 +25,12 @@ export const heldClaimFence: ClaimFence = (params, claim) =>
  */
 export const jobIdOnlyFence: ClaimFence = (params, claim) =>
   `id = ${params.add(claim.jobId)}::bigint`;
+
+/**
+ * The known-bad fence of `fence-without-deadline`: this job, this token, still claimed — but
+ * not "the lease not yet past". A claim whose lease ran out stays writable until another worker
+ * re-claims the job, so the late write of a paused or slow worker commits in that window.
+ */
+export const tokenAndStateFence: ClaimFence = (params, claim) =>
+  `id = ${params.add(claim.jobId)}::bigint` +
+  ` AND claim_token = ${params.add(claim.token)}::uuid AND status = 'claimed'`;

@@ -1,12 +1,13 @@
 /**
- * The known-bad variants: the reference queue with exactly one thing wrong, each a failure the
- * seed text warns about. They are the harness's proof that it can tell: run the same scenario on
- * `reference` and on a variant, and only the variant may be judged invalid.
+ * The known-bad variants: the reference queue with exactly one realistic part changed, each a
+ * failure the seed text warns about or a bug real queues have shipped. They are the harness's
+ * proof that it can tell: run the same scenario on `reference` and on a variant, and only the
+ * variant may be judged invalid — by the invariant that names its bug (`KNOWN_BAD_VARIANTS`).
  */
 import type { QueueAdapter } from './types.js';
-import { createReferenceQueue } from './reference-queue.js';
-import { workerClockDeadline } from './lease-deadline.js';
-import { jobIdOnlyFence } from './claim-fence.js';
+import { createReferenceQueue, REFERENCE_CLAIM } from './reference-queue.js';
+import { workerClockDeadline, type DeadlineRule } from './lease-deadline.js';
+import { jobIdOnlyFence, tokenAndStateFence } from './claim-fence.js';
 
 /** Acknowledges by job id alone, so a stale holder's late ack commits (violates no-stale-ack). */
 export const unconditionalAckQueue: QueueAdapter = createReferenceQueue({
@@ -16,6 +17,81 @@ export const unconditionalAckQueue: QueueAdapter = createReferenceQueue({
   ackFence: jobIdOnlyFence,
 });
 
+/**
+ * Fences every write on token and state but not on the deadline, the way several popular queues
+ * acknowledge: correct while somebody re-claims at once, wrong in the window where the lease has
+ * expired and nobody has taken the job yet (violates no-stale-ack, strict).
+ */
+export const fenceWithoutDeadlineQueue: QueueAdapter = createReferenceQueue({
+  name: 'fence-without-deadline',
+  description:
+    'Known bad: extend, ack, fail and checkpoint check the token and the state but not the ' +
+    'deadline, so an expired claim that nobody re-claimed yet can still write (a resurrected lease).',
+  fence: tokenAndStateFence,
+});
+
+/**
+ * A claim keeps the token the row already has, so the stale holder's token is the new claim's
+ * too and the fence cannot tell them apart (violates no-stale-ack).
+ */
+export const reusedTokenQueue: QueueAdapter = createReferenceQueue({
+  name: 'reused-token',
+  description:
+    'Known bad: a re-claim reuses the previous claim token (coalesce(claim_token, …)), so the ' +
+    "expired holder's writes pass the fence of the worker that took the job over.",
+  claim: { ...REFERENCE_CLAIM, token: 'coalesce(claim_token, gen_random_uuid())' },
+});
+
+/**
+ * The reclaim half of the claim predicate forgets the state: a completed job whose old deadline
+ * has passed is claimed and run again (violates single-completion).
+ */
+export const reclaimIgnoresStateQueue: QueueAdapter = createReferenceQueue({
+  name: 'reclaim-ignores-state',
+  description:
+    "Known bad: the claim predicate's reclaim term is `lease_expires_at < now()` without " +
+    "`status = 'claimed'`, so finished jobs whose old deadline passed are claimed again.",
+  claim: {
+    ...REFERENCE_CLAIM,
+    reclaimable: "(status = 'pending' AND available_at <= now()) OR lease_expires_at < now()",
+  },
+});
+
+/**
+ * Finds a job with a plain SELECT and takes it with a second statement: two workers that look at
+ * once both take the same job (violates exclusive-claim).
+ */
+export const selectThenUpdateQueue: QueueAdapter = createReferenceQueue({
+  name: 'select-then-update',
+  description:
+    'Known bad: the claim is a SELECT without FOR UPDATE SKIP LOCKED, then an UPDATE by id that ' +
+    'does not re-check the predicate, so workers polling together claim the same job.',
+  claim: { ...REFERENCE_CLAIM, locking: 'select-then-update' },
+});
+
+/** Extends from the claim's grant time instead of from now (violates lease-honored). */
+export const extendFromClaimTimeQueue: QueueAdapter = createReferenceQueue({
+  name: 'extend-from-claim-time',
+  description:
+    'Known bad: an extension sets the deadline to claimed_at + extendBy, so a heartbeat reports ' +
+    'success while the deadline never moves past the first lease.',
+  extendDeadline: (params, ms) =>
+    `claimed_at + ${params.add(ms)}::double precision * interval '1 millisecond'`,
+});
+
+/** Millisecond lease settings read as seconds (violates lease-honored). */
+const secondsDeadline: DeadlineRule = (params, ms) =>
+  `now() + ${params.add(ms)}::double precision * interval '1 second'`;
+
+/** Takes the lease in milliseconds for a number of seconds: leases a thousand times too long. */
+export const leaseInSecondsQueue: QueueAdapter = createReferenceQueue({
+  name: 'lease-in-seconds',
+  description:
+    'Known bad: the lease is given in milliseconds but multiplied by interval 1 second, so every ' +
+    'lease is a thousand times too long and a crashed worker holds its job for good.',
+  deadline: secondsDeadline,
+});
+
 /** Computes deadlines from the worker's `Date` and sends them (violates lease-honored). */
 export const workerClockLeaseQueue: QueueAdapter = createReferenceQueue({
   name: 'worker-clock-lease',
@@ -23,6 +99,31 @@ export const workerClockLeaseQueue: QueueAdapter = createReferenceQueue({
     "Known bad: claim and extend compute the deadline from the worker's own clock and send it " +
     'as a timestamp, so a skewed worker clock moves the lease.',
   deadline: workerClockDeadline,
+});
+
+/**
+ * Fails by job id alone: the late fail of a worker whose claim was lost re-enqueues a job that
+ * another worker has completed, and it runs and completes again (violates single-completion).
+ */
+export const failByIdQueue: QueueAdapter = createReferenceQueue({
+  name: 'fail-by-id',
+  description:
+    'Known bad: fail updates the row by job id only, so the late fail of a lost claim puts a ' +
+    'job another worker already completed back to pending.',
+  failFence: jobIdOnlyFence,
+});
+
+/**
+ * Schedules a retry from the worker's `Date`: a worker clock running ahead parks the job far in
+ * the future (violates no-lost-job).
+ */
+export const retryOnWorkerClockQueue: QueueAdapter = createReferenceQueue({
+  name: 'retry-on-worker-clock',
+  description:
+    "Known bad: a failed attempt's retry time is the worker's own clock plus the backoff, so a " +
+    'worker whose clock runs ahead parks the job until long after the run.',
+  retryAt: (params, delayMs, ctx) =>
+    `${params.add(new Date(ctx.workerNow()).toISOString())}::timestamptz + ${delayMs} * interval '1 millisecond'`,
 });
 
 /** Heartbeats from a timer on the handler's event loop, which a blocked loop silences. */
@@ -42,3 +143,78 @@ export const noWatchdogQueue: QueueAdapter = createReferenceQueue({
     'zombie until it finishes.',
   worker: { watchdog: false },
 });
+
+/** Looks at a lost claim only once the handler is done (violates bounded-zombie). */
+export const watchdogBetweenJobsQueue: QueueAdapter = createReferenceQueue({
+  name: 'watchdog-between-jobs',
+  description:
+    'Known bad: the worker checks whether its claim was lost only between jobs (it then skips ' +
+    'the ack), so the handler runs on and keeps performing effects as a zombie.',
+  worker: { watchdog: 'between-jobs' },
+});
+
+/** A known-bad variant and the invariant that must catch it. */
+export interface KnownBadVariant {
+  /** The variant. */
+  readonly queue: QueueAdapter;
+  /** The checker whose invariant names its bug (`no-stale-ack`, …). */
+  readonly catches: string;
+  /** The one part that differs from the reference, in a few words. */
+  readonly change: string;
+}
+
+/**
+ * Every known-bad variant with the checker that must catch it: the mutation matrix of
+ * `leaseproof mutants`. Caught by any other checker alone, a variant counts as mis-attributed.
+ */
+export const KNOWN_BAD_VARIANTS: readonly KnownBadVariant[] = Object.freeze([
+  { queue: unconditionalAckQueue, catches: 'no-stale-ack', change: 'ack by id only' },
+  {
+    queue: fenceWithoutDeadlineQueue,
+    catches: 'no-stale-ack',
+    change: 'write fences without the deadline term',
+  },
+  { queue: reusedTokenQueue, catches: 'no-stale-ack', change: 'claim reuses the previous token' },
+  {
+    queue: reclaimIgnoresStateQueue,
+    catches: 'single-completion',
+    change: 'reclaim predicate without the state term',
+  },
+  {
+    queue: selectThenUpdateQueue,
+    catches: 'exclusive-claim',
+    change: 'claim as SELECT then UPDATE, no lock',
+  },
+  {
+    queue: extendFromClaimTimeQueue,
+    catches: 'lease-honored',
+    change: 'extension from the claim time',
+  },
+  { queue: leaseInSecondsQueue, catches: 'lease-honored', change: 'deadline in the wrong unit' },
+  {
+    queue: workerClockLeaseQueue,
+    catches: 'lease-honored',
+    change: 'deadline on the worker clock',
+  },
+  {
+    queue: failByIdQueue,
+    catches: 'single-completion',
+    change: 'fail re-enqueues a completed job',
+  },
+  {
+    queue: retryOnWorkerClockQueue,
+    catches: 'no-lost-job',
+    change: 'retry delay on the worker clock',
+  },
+  {
+    queue: mainThreadHeartbeatQueue,
+    catches: 'explained-expiry',
+    change: 'heartbeat on the event loop',
+  },
+  { queue: noWatchdogQueue, catches: 'bounded-zombie', change: 'no watchdog' },
+  {
+    queue: watchdogBetweenJobsQueue,
+    catches: 'bounded-zombie',
+    change: 'watchdog checks only between jobs',
+  },
+]);

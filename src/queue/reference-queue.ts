@@ -9,7 +9,7 @@
  * `known-bad-queues.ts`), which is why the statements are assembled from a deadline rule and a
  * fence rather than written out whole.
  */
-import type { Claim, QueueAdapter, SqlClient, WorkerBehaviour } from './types.js';
+import type { Claim, QueueAdapter, QueueContext, SqlClient, WorkerBehaviour } from './types.js';
 import { SqlParams } from './sql-params.js';
 import { serverClockDeadline, type DeadlineRule } from './lease-deadline.js';
 import { heldClaimFence, type ClaimFence } from './claim-fence.js';
@@ -42,11 +42,51 @@ export interface ReferenceQueueOptions {
   worker?: Partial<WorkerBehaviour>;
   /** How grants and extensions compute the deadline (default: the server's clock). */
   deadline?: DeadlineRule;
-  /** Which rows an acknowledgement may complete (default: a held, unexpired claim). */
+  /** How extensions compute the deadline (default: `deadline`). */
+  extendDeadline?: DeadlineRule;
+  /** Which rows extend, fail and checkpoint may touch (default: a held, unexpired claim). */
+  fence?: ClaimFence;
+  /** Which rows an acknowledgement may complete (default: `fence`). */
   ackFence?: ClaimFence;
+  /** Which rows a fail may release (default: `fence`). */
+  failFence?: ClaimFence;
+  /** How a claim finds a job (default: `REFERENCE_CLAIM`). */
+  claim?: ClaimRule;
+  /** When a failed attempt may run again (default: the server's clock plus the backoff). */
+  retryAt?: RetryRule;
   /** Retry backoff (default `REFERENCE_RETRY_BACKOFF`). */
   retry?: RetryBackoff;
 }
+
+/**
+ * How the claim statement finds and takes a job. `reclaimable` is the claim predicate (which
+ * rows may be taken); `token` the SQL expression for the new claim's token; `locking` whether
+ * the row is found and taken in one statement under `FOR UPDATE SKIP LOCKED` (correct) or found
+ * by a plain SELECT and taken by a second statement (a race between workers).
+ */
+export interface ClaimRule {
+  reclaimable: string;
+  token: string;
+  locking: 'skip-locked' | 'select-then-update';
+}
+
+/** The reference claim: pending and due, or claimed under a lease already past; a fresh token. */
+export const REFERENCE_CLAIM: Readonly<ClaimRule> = Object.freeze({
+  reclaimable:
+    "(status = 'pending' AND available_at <= now()) OR (status = 'claimed' AND lease_expires_at < now())",
+  token: 'gen_random_uuid()',
+  locking: 'skip-locked',
+});
+
+/**
+ * When a failed attempt becomes available again, as a timestamptz SQL expression; `delayMs` is
+ * a SQL expression of the backoff in ms (computed by the row itself).
+ */
+export type RetryRule = (params: SqlParams, delayMs: string, ctx: QueueContext) => string;
+
+/** The reference rule: the server's `now()` plus the backoff. */
+export const serverClockRetry: RetryRule = (_params, delayMs) =>
+  `now() + ${delayMs} * interval '1 millisecond'`;
 
 interface ClaimRow extends Record<string, unknown> {
   job_id: string;
@@ -59,7 +99,12 @@ interface ClaimRow extends Record<string, unknown> {
 /** Builds the reference queue, or a variant of it that differs only in the given parts. */
 export function createReferenceQueue(options: ReferenceQueueOptions = {}): QueueAdapter {
   const deadline = options.deadline ?? serverClockDeadline;
-  const ackFence = options.ackFence ?? heldClaimFence;
+  const extendDeadline = options.extendDeadline ?? deadline;
+  const fence = options.fence ?? heldClaimFence;
+  const ackFence = options.ackFence ?? fence;
+  const failFence = options.failFence ?? fence;
+  const claimRule = options.claim ?? REFERENCE_CLAIM;
+  const retryAt = options.retryAt ?? serverClockRetry;
   const retry = options.retry ?? REFERENCE_RETRY_BACKOFF;
 
   // `UPDATE … SET <set> WHERE <fence>`: true exactly when one row passed the fence and changed.
@@ -113,18 +158,21 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Queue
       const params = new SqlParams();
       const workerId = params.add(ctx.workerId);
       const leaseEnd = deadline(params, ctx.lease.durationMs, ctx);
+      const find = (column: string) =>
+        `SELECT ${column} FROM ${REFERENCE_TABLE} WHERE ${claimRule.reclaimable} ORDER BY id LIMIT 1`;
+      let target = `(${find('id')} FOR UPDATE SKIP LOCKED)`;
+      if (claimRule.locking === 'select-then-update') {
+        // Known bad: the row found here is not locked, so another worker can find the same one
+        // before this worker's UPDATE lands, and both take it.
+        const { rows: found } = await db.query<{ id: string }>(find('id::text AS id'));
+        if (found[0] === undefined) return undefined;
+        target = `${params.add(found[0].id)}::bigint`;
+      }
       const { rows } = await db.query<ClaimRow>(
         `UPDATE ${REFERENCE_TABLE}
-         SET status = 'claimed', claim_token = gen_random_uuid(), claimed_by = ${workerId},
-             attempts = attempts + 1, lease_expires_at = ${leaseEnd}
-         WHERE id = (
-           SELECT id FROM ${REFERENCE_TABLE}
-           WHERE (status = 'pending' AND available_at <= now())
-              OR (status = 'claimed' AND lease_expires_at < now())
-           ORDER BY id
-           LIMIT 1
-           FOR UPDATE SKIP LOCKED
-         )
+         SET status = 'claimed', claim_token = ${claimRule.token}, claimed_by = ${workerId},
+             attempts = attempts + 1, claimed_at = now(), lease_expires_at = ${leaseEnd}
+         WHERE id = ${target}
          RETURNING id::text AS job_id, claim_token::text AS token, attempts, payload, cursor`,
         params.values,
       );
@@ -140,8 +188,8 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Queue
     },
 
     extend(db, claim, ctx) {
-      return fencedUpdate(db, claim, heldClaimFence, (params) => {
-        return `lease_expires_at = ${deadline(params, ctx.lease.extendByMs, ctx)}`;
+      return fencedUpdate(db, claim, fence, (params) => {
+        return `lease_expires_at = ${extendDeadline(params, ctx.lease.extendByMs, ctx)}`;
       });
     },
 
@@ -149,22 +197,22 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Queue
       return fencedUpdate(db, claim, ackFence, () => `status = 'completed'`);
     },
 
-    fail(db, claim, error) {
+    fail(db, claim, error, ctx) {
       // Both branches are decided by the row itself, in the same statement that checks the
       // fence: a JS-side "attempts < max" would read a value another claim may have changed.
-      return fencedUpdate(db, claim, heldClaimFence, (params) => {
+      return fencedUpdate(db, claim, failFence, (params) => {
         const delayMs =
           `least(${params.add(retry.baseMs)}::double precision * power(2, least(attempts - 1, 30)), ` +
           `${params.add(retry.capMs)}::double precision)`;
         return `status = CASE WHEN attempts < max_attempts THEN 'pending' ELSE 'dead' END,
           available_at = CASE WHEN attempts < max_attempts
-            THEN now() + ${delayMs} * interval '1 millisecond' ELSE available_at END,
+            THEN ${retryAt(params, delayMs, ctx)} ELSE available_at END,
           last_error = ${params.add(error)}`;
       });
     },
 
     checkpoint(db, claim, cursor) {
-      return fencedUpdate(db, claim, heldClaimFence, (params) => `cursor = ${params.add(cursor)}`);
+      return fencedUpdate(db, claim, fence, (params) => `cursor = ${params.add(cursor)}`);
     },
   };
 }

@@ -15,7 +15,7 @@ export const REFERENCE_DEFAULT_MAX_ATTEMPTS = 5;
  * - `completed`: acknowledged;
  * - `dead`: failed on its last attempt (dead-lettered).
  *
- * `claim_token`, `claimed_by` and `lease_expires_at` always describe the job's latest claim and
+ * `claim_token`, `claimed_by`, `claimed_at` and `lease_expires_at` always describe the job's latest claim and
  * are left in place when the job is acknowledged or fails, so the row still says which claim
  * finished it; only `status = 'claimed'` means "held". `attempts` counts claims, including the
  * ones that expired.
@@ -32,6 +32,7 @@ CREATE TABLE ${REFERENCE_TABLE} (
     CHECK (max_attempts >= 1),
   claim_token uuid,
   claimed_by text,
+  claimed_at timestamptz,
   lease_expires_at timestamptz,
   last_error text,
   cursor text,

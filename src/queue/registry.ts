@@ -1,23 +1,16 @@
 import type { QueueAdapter } from './types.js';
 import { referenceQueue } from './reference-queue.js';
-import {
-  mainThreadHeartbeatQueue,
-  noWatchdogQueue,
-  unconditionalAckQueue,
-  workerClockLeaseQueue,
-} from './known-bad-queues.js';
+import { KNOWN_BAD_VARIANTS } from './known-bad-queues.js';
 
 /**
  * The queues that ship with leaseproof, by the name `--queue` takes: the reference first, then
  * the known-bad variants.
  */
-export const builtInQueues: Readonly<Record<string, QueueAdapter>> = Object.freeze({
-  [referenceQueue.name]: referenceQueue,
-  [unconditionalAckQueue.name]: unconditionalAckQueue,
-  [workerClockLeaseQueue.name]: workerClockLeaseQueue,
-  [mainThreadHeartbeatQueue.name]: mainThreadHeartbeatQueue,
-  [noWatchdogQueue.name]: noWatchdogQueue,
-});
+export const builtInQueues: Readonly<Record<string, QueueAdapter>> = Object.freeze(
+  Object.fromEntries(
+    [referenceQueue, ...KNOWN_BAD_VARIANTS.map((v) => v.queue)].map((q) => [q.name, q]),
+  ),
+);
 
 /** The names of the built-in queues, reference first. */
 export function queueNames(): string[] {

@@ -101,8 +101,13 @@ export interface WorkerBehaviour {
    * them.
    */
   heartbeat: 'thread' | 'event-loop';
-  /** Whether a lost claim aborts the handler (correct) or the handler runs on regardless. */
-  watchdog: boolean;
+  /**
+   * `true`: a lost claim aborts the handler at its next cancellation point (correct).
+   * `false`: the handler runs on regardless, and acks at the end.
+   * `'between-jobs'`: the worker looks at its lost claims only when the handler is done — it then
+   * skips the ack — so the handler itself still runs on as a zombie.
+   */
+  watchdog: boolean | 'between-jobs';
 }
 
 /** A queue under test. */

@@ -92,8 +92,8 @@ function workerProblems(worker: unknown): string[] {
   if (heartbeat !== undefined && heartbeat !== 'thread' && heartbeat !== 'event-loop') {
     problems.push(wrong('worker.heartbeat', heartbeat, "'thread' or 'event-loop'"));
   }
-  if (watchdog !== undefined && typeof watchdog !== 'boolean') {
-    problems.push(wrong('worker.watchdog', watchdog, 'true or false'));
+  if (watchdog !== undefined && typeof watchdog !== 'boolean' && watchdog !== 'between-jobs') {
+    problems.push(wrong('worker.watchdog', watchdog, "true, false or 'between-jobs'"));
   }
   return problems;
 }

@@ -7,12 +7,16 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { escapeHtml as h } from './escape.js';
 import { VERDICT_VERSION, type VerdictFile } from './verdict-types.js';
+import { KILL_MATRIX_STYLE, killMatrixTable } from '../mutants/kill-matrix-html.js';
+import { KILL_MATRIX_VERSION, type KillMatrix } from '../mutants/types.js';
 
 /** A run folder as the index lists it. */
 interface IndexedRun {
   folder: string;
   verdict: VerdictFile | undefined;
   problem?: string;
+  /** The run's mutation matrix, when it was a `leaseproof mutants` run. */
+  matrix?: KillMatrix;
 }
 
 /**
@@ -51,15 +55,33 @@ async function readRun(reportsDir: string, folder: string): Promise<IndexedRun> 
         problem: `verdict version ${String(verdict.verdictVersion)}`,
       };
     }
-    return { folder, verdict };
+    const matrix = await readMatrix(join(reportsDir, folder, 'mutants.json'));
+    return { folder, verdict, ...(matrix && { matrix }) };
   } catch (error) {
     return { folder, verdict: undefined, problem: `unreadable verdict.json (${String(error)})` };
   }
 }
 
+/** A run's `mutants.json`, if it has a readable one of this version. */
+async function readMatrix(file: string): Promise<KillMatrix | undefined> {
+  try {
+    const matrix = JSON.parse(await readFile(file, 'utf8')) as KillMatrix;
+    return matrix.version === KILL_MATRIX_VERSION ? matrix : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function renderReportIndex(runs: IndexedRun[]): string {
+  // The newest mutation matrix is shown above the list: it is the suite's own report card.
+  const latest = runs.find((r) => r.matrix !== undefined);
+  const matrix =
+    latest?.matrix === undefined
+      ? ''
+      : `<h2>Mutation matrix <span class="muted">(${h(latest.folder)})</span></h2>
+${killMatrixTable(latest.matrix, `${encodeURIComponent(latest.folder)}/`)}`;
   const rows = runs.map((r) =>
-    r.verdict === undefined ? brokenRow(r) : runRow(r.folder, r.verdict),
+    r.verdict === undefined ? brokenRow(r) : runRow(r.folder, r.verdict, r.matrix !== undefined),
   );
   return `<!doctype html>
 <html lang="en">
@@ -71,10 +93,12 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #1f2933; }
 table { border-collapse: collapse; } th, td { border-bottom: 1px solid #e3e7ec; padding: 4px 10px; text-align: left; vertical-align: top; }
 .valid { color: #2e7d32; } .invalid { color: #d50000; font-weight: 600; } .unknown, .muted { color: #616161; }
 ul { margin: 0; padding-left: 16px; }
+${KILL_MATRIX_STYLE}
 </style>
 </head>
 <body>
 <h1>leaseproof reports</h1>
+${matrix}
 ${
   runs.length === 0
     ? '<p>No runs yet.</p>'
@@ -90,13 +114,14 @@ ${rows.join('\n')}
 `;
 }
 
-function runRow(folder: string, v: VerdictFile): string {
+function runRow(folder: string, v: VerdictFile, matrix: boolean): string {
   const base = encodeURIComponent(folder);
   const scenarios = v.scenarios.map(
     (s) =>
       `<li><a href="${base}/${h(encodeURI(s.files.timeline))}">${h(s.label)}</a> <span class="${s.verdict}">${s.verdict}</span></li>`,
   );
-  const files = ['summary.md', 'verdict.json', 'junit.xml'].map(
+  const names = ['summary.md', 'verdict.json', 'junit.xml'];
+  const files = (matrix ? [...names, 'mutants.html'] : names).map(
     (f) => `<a href="${base}/${f}">${f}</a>`,
   );
   return `<tr><td>${h(v.runId)}</td><td>${h(v.startedAt)}</td><td class="${v.verdict}">${v.verdict}</td><td><ul>${scenarios.join('')}</ul></td><td>${files.join(' · ')}</td></tr>`;

@@ -38,6 +38,8 @@ export interface RunPlan {
   maxAttempts?: number;
   /** Handlers commit a cursor after each unit and resume from it (long jobs). */
   checkpoint?: boolean;
+  /** The first this-many attempts of every job fail after their last unit (retries). */
+  failAttempts?: number;
   /** Jobs enqueued per second while the workers run; absent: all at once, before they start. */
   enqueueRatePerSecond?: number;
   /** Whether dead-lettered jobs count as done. */
@@ -102,7 +104,14 @@ export async function executeRun(
       ...(plan.allowDeadLetter !== undefined && { allowDeadLetter: plan.allowDeadLetter }),
     });
     const specs = plan.plans.map((units) => ({
-      payload: { units, ...(plan.checkpoint === true && { checkpoint: true }) },
+      payload: {
+        units,
+        ...(plan.checkpoint === true && { checkpoint: true }),
+        ...(plan.failAttempts !== undefined &&
+          plan.failAttempts > 0 && {
+            failAttempts: plan.failAttempts,
+          }),
+      },
       ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
     }));
     const rate = plan.enqueueRatePerSecond;

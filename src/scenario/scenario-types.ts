@@ -13,8 +13,11 @@ export interface ScenarioJobs {
   count: number;
   /** Jobs enqueued per second; absent: all at once before the workers start. */
   ratePerSecond?: number;
-  /** What each job's handler does; `checkpoint`: it commits a cursor after each unit. */
-  handler: HandlerShape & { checkpoint: boolean };
+  /**
+   * What each job's handler does; `checkpoint`: it commits a cursor after each unit;
+   * `failAttempts`: the first this-many attempts of each job end in an error.
+   */
+  handler: HandlerShape & { checkpoint: boolean; failAttempts: number };
   /** Attempts before dead-lettering; absent: the queue's default. */
   maxAttempts?: number;
 }

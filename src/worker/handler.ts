@@ -36,6 +36,7 @@ export function handlerPlanOf(payload: Record<string, unknown>): HandlerPlan {
   if (!Array.isArray(units)) throw new Error('job payload has no "units" array');
   return {
     checkpoint: payload.checkpoint === true,
+    failAttempts: typeof payload.failAttempts === 'number' ? payload.failAttempts : 0,
     units: units.map((u: Partial<UnitPlan>, i) => {
       if (typeof u?.ms !== 'number') throw new Error(`job payload units[${i}].ms is not a number`);
       return { ms: u.ms, sync: u.sync === true, effect: u.effect === true };

@@ -27,6 +27,11 @@ export interface HandlerPlan {
    * the last committed unit instead of the beginning: a long job in lease-sized pieces.
    */
   checkpoint?: boolean;
+  /**
+   * The first this-many attempts of the job throw after their last unit (`payload.failAttempts`):
+   * a transient error, so the worker reports a failure and the queue retries.
+   */
+  failAttempts: number;
 }
 
 /** A worker's `Date` skew: an offset, plus a drift that grows with (monotonic) time. */

@@ -42,7 +42,7 @@ let exitReason = 'stopped';
 let go: () => void = () => undefined;
 const released = new Promise<void>((resolve) => (go = resolve));
 const clock = new SkewedClock();
-let current: { claim: Claim; abort: AbortController } | undefined;
+let current: { claim: Claim; abort: AbortController; lost: boolean } | undefined;
 
 const config = await new Promise<WorkerConfig>((resolve) => {
   const onMessage = (message: ControlMessage): void => {
@@ -86,8 +86,10 @@ const effects = new EffectRecorder(config.effectsUrl, config.workerId);
 const sink = {
   emit,
   lost: (token: string) => {
+    if (current?.claim.token !== token) return;
+    current.lost = true;
     // The watchdog: a lost claim aborts the handler at its next cancellation point.
-    if (current?.claim.token === token && watchdog) current.abort.abort();
+    if (watchdog === true) current.abort.abort();
   },
 };
 const heartbeat: Heartbeat =
@@ -165,7 +167,7 @@ async function call(
 
 async function work(claim: Claim, claimedAtAbs: number): Promise<void> {
   const abort = new AbortController();
-  current = { claim, abort };
+  const job = (current = { claim, abort, lost: false });
   heartbeat.start(claim, claimedAtAbs);
   const { jobId, token } = claim;
   try {
@@ -199,8 +201,19 @@ async function work(claim: Claim, claimedAtAbs: number): Promise<void> {
       },
       plan.checkpoint ? Number(claim.cursor ?? 0) || 0 : 0,
     );
+    // A scripted transient error (the scenario's `failAttempts`) ends the attempt after its last
+    // unit, so the fail comes from a worker that did all the work, as a real late error would.
+    if (result.completed && claim.attempt <= plan.failAttempts) {
+      throw new Error(
+        `handler failed on attempt ${claim.attempt} (failAttempts ${plan.failAttempts})`,
+      );
+    }
     heartbeat.stop();
-    if (result.completed) await call('ack', claim, () => adapter.ack(queueConnection, claim, ctx));
+    // The known-bad `between-jobs` watchdog looks only here, after the zombie work is done.
+    const skip = watchdog === 'between-jobs' && job.lost;
+    if (result.completed && !skip) {
+      await call('ack', claim, () => adapter.ack(queueConnection, claim, ctx));
+    }
   } catch (error) {
     heartbeat.stop();
     const message = error instanceof Error ? error.message : String(error);

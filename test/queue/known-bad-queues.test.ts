@@ -2,9 +2,17 @@ import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { referenceQueue } from '../../src/queue/reference-queue.js';
 import {
+  extendFromClaimTimeQueue,
+  failByIdQueue,
+  fenceWithoutDeadlineQueue,
+  leaseInSecondsQueue,
   mainThreadHeartbeatQueue,
   noWatchdogQueue,
+  reclaimIgnoresStateQueue,
+  retryOnWorkerClockQueue,
+  reusedTokenQueue,
   unconditionalAckQueue,
+  watchdogBetweenJobsQueue,
   workerClockLeaseQueue,
 } from '../../src/queue/known-bad-queues.js';
 import type { QueueAdapter, QueueContext, SqlClient } from '../../src/queue/types.js';
@@ -81,6 +89,19 @@ describe('each variant differs from the reference in one respect only', () => {
     { variant: workerClockLeaseQueue, sqlDiffers: ['claim', 'extend'], worker: undefined },
     { variant: mainThreadHeartbeatQueue, sqlDiffers: [], worker: { heartbeat: 'event-loop' } },
     { variant: noWatchdogQueue, sqlDiffers: [], worker: { watchdog: false } },
+    {
+      variant: fenceWithoutDeadlineQueue,
+      sqlDiffers: ['extend', 'checkpoint', 'ack', 'fail'],
+      worker: undefined,
+    },
+    { variant: reusedTokenQueue, sqlDiffers: ['claim'], worker: undefined },
+    { variant: reclaimIgnoresStateQueue, sqlDiffers: ['claim'], worker: undefined },
+    { variant: extendFromClaimTimeQueue, sqlDiffers: ['extend'], worker: undefined },
+    { variant: leaseInSecondsQueue, sqlDiffers: ['claim', 'extend'], worker: undefined },
+    { variant: failByIdQueue, sqlDiffers: ['fail'], worker: undefined },
+    { variant: retryOnWorkerClockQueue, sqlDiffers: ['fail'], worker: undefined },
+    { variant: watchdogBetweenJobsQueue, sqlDiffers: [], worker: { watchdog: 'between-jobs' } },
+    // select-then-update sends one statement more per claim: its own test shows the race.
   ])('$variant.name', async ({ variant, sqlDiffers, worker }) => {
     const reference = await statementsOf(referenceQueue);
     const statements = await statementsOf(variant);

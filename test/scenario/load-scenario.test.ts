@@ -24,6 +24,7 @@ describe('loadScenario on valid files', () => {
           effectEvery: 1,
           sync: false,
           checkpoint: false,
+          failAttempts: 0,
         },
       },
       faults: [
@@ -73,6 +74,7 @@ describe('loadScenario on valid files', () => {
         effectEvery: 2,
         sync: true,
         checkpoint: false,
+        failAttempts: 0,
       },
     });
     expect(scenario.faults).toEqual([
@@ -162,6 +164,7 @@ describe('loadScenario on valid files', () => {
       effectEvery: 1,
       sync: false,
       checkpoint: false,
+      failAttempts: 0,
     });
   });
 });

@@ -1,0 +1,94 @@
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runScenarios } from '../cli/run-scenarios.js';
+import { ConfigError } from '../errors.js';
+import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
+import { updateReportIndex } from '../report/report-index.js';
+import { buildKillMatrix, type VariantSpec } from './kill-matrix.js';
+import { renderKillMatrixHtml } from './kill-matrix-html.js';
+import type { KillMatrix } from './types.js';
+
+/** What `leaseproof mutants` was asked to do. */
+export interface MutantsOptions {
+  /** Scenario files: the suite. */
+  files: string[];
+  /** The correct queue the built-in variants are variants of (`reference`). */
+  base: string;
+  /** Only these variants (default: every built-in one). */
+  variants?: string[] | undefined;
+  /** Kills each variant needs (default 1). */
+  minKills?: number | undefined;
+  /** Reports folder. */
+  out: string;
+  /** `--env`. */
+  env?: string | undefined;
+  /** `--epsilon`. */
+  epsilonMs?: number | undefined;
+  /** `--i-own-this-database`. */
+  iOwnThisDatabase?: boolean | undefined;
+  /** Progress lines. */
+  log: (line: string) => void;
+}
+
+/** What a matrix run produced. */
+export interface MutantsResult {
+  /** The judged matrix. */
+  matrix: KillMatrix;
+  /** The report folder (also holds mutants.json and mutants.html). */
+  dir: string;
+}
+
+/** The built-in variants to run: all, or the named ones (an unknown name is an error). */
+export function selectVariants(names: readonly string[] | undefined): VariantSpec[] {
+  const all = KNOWN_BAD_VARIANTS.map((v) => ({
+    queue: v.queue.name,
+    change: v.change,
+    catches: v.catches,
+  }));
+  if (names === undefined || names.length === 0) return all;
+  return names.map((name) => {
+    const found = all.find((v) => v.queue === name);
+    if (found === undefined) {
+      throw new ConfigError(
+        `--variant ${name}: no such known-bad variant; the variants are ${all.map((v) => v.queue).join(', ')}`,
+      );
+    }
+    return found;
+  });
+}
+
+/**
+ * Runs every scenario against the base queue and each variant in one environment, judges the
+ * kill matrix, and writes it beside the run's report (`mutants.json`, `mutants.html`), where the
+ * reports index shows it.
+ */
+export async function runMutants(options: MutantsOptions): Promise<MutantsResult> {
+  const variants = selectVariants(options.variants);
+  const minKills = options.minKills ?? 1;
+  if (!Number.isInteger(minKills) || minKills < 1) {
+    throw new ConfigError(`--min-kills must be an integer >= 1; got ${String(options.minKills)}`);
+  }
+  const started = performance.now();
+  const run = await runScenarios({
+    files: options.files,
+    queues: [options.base, ...variants.map((v) => v.queue)],
+    out: options.out,
+    env: options.env,
+    epsilonMs: options.epsilonMs,
+    iOwnThisDatabase: options.iOwnThisDatabase,
+    log: options.log,
+  });
+  const scenarios = [...new Set(run.outcomes.map((o) => o.scenario))];
+  const matrix = buildKillMatrix({
+    outcomes: run.outcomes,
+    scenarios,
+    base: options.base,
+    variants,
+    minKills,
+    wallTimeMs: performance.now() - started,
+  });
+  await writeFile(join(run.dir, 'mutants.json'), JSON.stringify(matrix, null, 2) + '\n');
+  await writeFile(join(run.dir, 'mutants.html'), renderKillMatrixHtml(matrix, run.runId));
+  await updateReportIndex(resolve(options.out));
+  return { matrix, dir: run.dir };
+}

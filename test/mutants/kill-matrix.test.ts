@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import type { ScenarioOutcome } from '../../src/cli/run-scenarios.js';
+import type { CheckResult, Verdict } from '../../src/checker/types.js';
+import { DEFAULT_CHECK_OPTIONS } from '../../src/checker/options.js';
+import { buildKillMatrix } from '../../src/mutants/kill-matrix.js';
+import { formatKillMatrix } from '../../src/mutants/format-kill-matrix.js';
+import { killMatrixTable } from '../../src/mutants/kill-matrix-html.js';
+
+/** An outcome whose invalid checkers are `invalid` (every other one valid). */
+function outcome(queue: string, scenario: string, invalid: string[] = []): ScenarioOutcome {
+  const names = ['no-stale-ack', 'single-completion', 'lease-honored'];
+  const results = names.map((checker, i): CheckResult => ({
+    checker,
+    id: `I${i + 1}` as CheckResult['id'],
+    valid: invalid.includes(checker) ? 'invalid' : 'valid',
+    counts: {},
+    evidence: [],
+    epsilonMs: 5,
+  }));
+  const valid: Verdict = invalid.length > 0 ? 'invalid' : 'valid';
+  return {
+    queue,
+    scenario,
+    durationMs: 1,
+    result: { valid, results, options: DEFAULT_CHECK_OPTIONS },
+  };
+}
+
+const variants = [
+  { queue: 'bad-ack', change: 'ack by id only', catches: 'no-stale-ack' },
+  { queue: 'bad-lease', change: 'lease in seconds', catches: 'lease-honored' },
+];
+const scenarios = ['s1', 's2'];
+
+describe('the kill matrix', () => {
+  it('is ok when the base is clean and each variant is caught by its named invariant', () => {
+    const matrix = buildKillMatrix({
+      outcomes: [
+        outcome('reference', 's1'),
+        outcome('reference', 's2'),
+        outcome('bad-ack', 's1', ['no-stale-ack']),
+        outcome('bad-ack', 's2', ['no-stale-ack', 'single-completion']),
+        outcome('bad-lease', 's1', ['lease-honored']),
+        outcome('bad-lease', 's2', ['lease-honored']),
+      ],
+      scenarios,
+      base: 'reference',
+      variants,
+      minKills: 2,
+      wallTimeMs: 1234,
+    });
+    expect(matrix.ok).toBe(true);
+    expect(matrix.score).toEqual({ killed: 2, total: 2, percent: 100 });
+    expect(matrix.variants.map((v) => [v.queue, v.status, v.kills])).toEqual([
+      ['bad-ack', 'killed', 2],
+      ['bad-lease', 'killed', 2],
+    ]);
+    const text = formatKillMatrix(matrix);
+    expect(text).toMatch(/^reference\s+\. +\.\s+clean/m);
+    expect(text).toMatch(/^bad-ack\s+K +K\s+killed/m);
+    expect(text).toMatch(/mutation score 100% \(2\/2 killed\), 2 scenarios × 3 queues in 1\.2s/);
+    expect(killMatrixTable(matrix, 'run/')).toContain('href="run/s1-bad-ack.timeline.html"');
+  });
+
+  it('fails on a survivor, on a variant caught only by another invariant, and on a weak kill', () => {
+    const matrix = buildKillMatrix({
+      outcomes: [
+        outcome('reference', 's1'),
+        outcome('reference', 's2'),
+        outcome('bad-ack', 's1', ['single-completion']),
+        outcome('bad-ack', 's2'),
+        outcome('bad-lease', 's1', ['lease-honored']),
+        outcome('bad-lease', 's2'),
+      ],
+      scenarios,
+      base: 'reference',
+      variants,
+      minKills: 2,
+      wallTimeMs: 1,
+    });
+    expect(matrix.ok).toBe(false);
+    expect(matrix.variants.map((v) => v.status)).toEqual(['misattributed', 'killed']);
+    expect(matrix.weak).toEqual(['bad-ack', 'bad-lease']);
+    expect(matrix.score.percent).toBe(50);
+    const text = formatKillMatrix(matrix);
+    expect(text).toMatch(/mis-attributed: bad-ack was caught only by single-completion/);
+    expect(text).toMatch(/killed by fewer than 2 scenarios: bad-ack, bad-lease/);
+
+    const survivor = buildKillMatrix({
+      outcomes: [outcome('reference', 's1'), outcome('bad-ack', 's1')],
+      scenarios: ['s1'],
+      base: 'reference',
+      variants: [variants[0]!],
+      minKills: 1,
+      wallTimeMs: 1,
+    });
+    expect(survivor.variants[0]?.status).toBe('survived');
+    expect(survivor.ok).toBe(false);
+    expect(formatKillMatrix(survivor)).toMatch(
+      /survived: bad-ack \(ack by id only\) passed every scenario/,
+    );
+  });
+
+  it('voids the matrix on a false alarm of the base, and counts a missing run as unknown', () => {
+    const matrix = buildKillMatrix({
+      outcomes: [
+        outcome('reference', 's1', ['lease-honored']),
+        outcome('bad-ack', 's1', ['no-stale-ack']),
+        outcome('bad-ack', 's2', ['no-stale-ack']),
+        outcome('bad-lease', 's1', ['lease-honored']),
+        outcome('bad-lease', 's2', ['lease-honored']),
+      ],
+      scenarios,
+      base: 'reference',
+      variants,
+      minKills: 1,
+      wallTimeMs: 1,
+    });
+    expect(matrix.base.falseAlarms).toEqual(['s1', 's2']);
+    expect(matrix.base.cells[1]?.verdict).toBe('unknown');
+    expect(matrix.ok).toBe(false);
+    expect(formatKillMatrix(matrix)).toMatch(/false alarm: reference was not valid on s1, s2/);
+  });
+});
