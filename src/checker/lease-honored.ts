@@ -4,12 +4,17 @@
  * worker's clock is off by the worker's skew, which is what this catches. "Database time of the
  * statement" is `stmtT` or `txnT` (`now()` in a transaction of several statements): both are the
  * server's clock, whichever is closer counts.
+ *
+ * An extension the worker saw succeed whose write left the deadline where it was — or that wrote
+ * nothing — is a violation too (`unmovedExtensions`): the worker believes in a lease the
+ * database never granted.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
 import type { AuditEvent } from '../history/types.js';
 import { EvidenceLog, at, claimRef, historyWarnings, eventRef, faultsDuring } from './evidence.js';
-import { resolveOptions } from './options.js';
+import { controllerTolerance, resolveOptions } from './options.js';
+import { unmovedExtensions } from './unmoved-extensions.js';
 import { toResult } from './result.js';
 import { round } from './stats.js';
 import type { Checker } from './types.js';
@@ -28,7 +33,14 @@ export const leaseHonored: Checker = {
     const { durationMs, extendByMs } = history.header.lease;
     const events = history.events;
     const violations = new EvidenceLog(options.maxEvidence);
-    const counts = { grants: 0, extensions: 0, offGrants: 0, offExtensions: 0 };
+    const counts = {
+      grants: 0,
+      extensions: 0,
+      offGrants: 0,
+      offExtensions: 0,
+      workerExtensions: 0,
+      unmovedExtensions: 0,
+    };
     let maxOff = 0;
     for (const claim of derived.claims) {
       counts.grants += 1;
@@ -49,6 +61,35 @@ export const leaseHonored: Checker = {
         if (violations.take())
           violations.add(evidence(derived, claim, index, x, 'extension', extendByMs));
       }
+    }
+    const reported = unmovedExtensions(derived, controllerTolerance(history, options));
+    counts.workerExtensions = reported.examined;
+    counts.unmovedExtensions = reported.unmoved.length;
+    for (const u of reported.unmoved) {
+      if (!violations.take()) continue;
+      const invoke = events[u.invoke]!;
+      const last = u.writes.length > 0 ? (events[u.writes.at(-1)!] as AuditEvent) : undefined;
+      const job = derived.jobs.get(u.job);
+      const doneT = events[u.complete]!.t;
+      const claim = job?.claims.filter((c) => c.worker === u.worker && c.grantT <= doneT).at(-1);
+      const expected = last === undefined ? NaN : last.stmtT + extendByMs;
+      const message =
+        last === undefined
+          ? `extension by ${u.worker} at ${at(derived, invoke.t)} reported success but no write committed`
+          : `extension by ${u.worker} at ${at(derived, last.stmtT)} reported success but the deadline stayed at ` +
+            `${at(derived, last.new!.deadline!)} (expected ≈ ${at(derived, expected)} = statement time + ` +
+            `extendByMs ${extendByMs}ms)`;
+      violations.add({
+        job: u.job,
+        message,
+        claims: claim === undefined ? [] : [claimRef(claim)],
+        events: [
+          eventRef(derived, u.invoke, 'extend sent'),
+          ...u.writes.map((k) => eventRef(derived, k, 'write that left the deadline')),
+          eventRef(derived, u.complete, 'extend reported ok'),
+        ],
+        faults: faultsDuring(derived, [u.worker], invoke.t, events[u.complete]!.t),
+      });
     }
     return toResult(META, options, {
       violations,

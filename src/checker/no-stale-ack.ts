@@ -1,7 +1,10 @@
 /**
- * I1 no-stale-ack: no acknowledgement commits for a claim that has expired (`strict`, the
- * default) or that another claim has replaced (`fenced`). Judged from the audit, so an ack whose
- * reply was lost (an `info` outcome for the worker) counts exactly as it committed.
+ * I1 no-stale-ack: no write of a claim — its ack, and also an extension, a checkpoint or a fail —
+ * commits for a claim that has expired (`strict`, the default) or that another claim has replaced
+ * (`fenced`). Judged from the audit, so an ack whose reply was lost (an `info` outcome for the
+ * worker) counts exactly as it committed. An extension that commits after the deadline is a
+ * resurrected lease: the queue handed the job's lease back to a holder that had lost it, in the
+ * window before anybody else re-claimed it.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedCompletion, DerivedJob } from '../history/derive-types.js';
@@ -18,6 +21,7 @@ import {
 import { resolveOptions } from './options.js';
 import { toResult } from './result.js';
 import { round } from './stats.js';
+import { claimWrites, type ClaimWrite } from './stale-writes.js';
 import type { Checker, Evidence } from './types.js';
 
 const META = { name: 'no-stale-ack', id: 'I1' } as const;
@@ -26,13 +30,23 @@ const META = { name: 'no-stale-ack', id: 'I1' } as const;
 export const noStaleAck: Checker = {
   ...META,
   description:
-    'No acknowledgement commits for a claim that has expired (strict) or that another claim ' +
-    'has replaced (fenced).',
+    'No write of a claim (ack, extend, checkpoint, fail) commits after the claim expired ' +
+    '(strict) or after another claim replaced it (fenced).',
   check(history, partial) {
     const options = resolveOptions(partial);
     const derived = deriveHistory(history);
     const violations = new EvidenceLog(options.maxEvidence);
-    const counts = { acks: 0, stale: 0, afterExpiry: 0, afterReplacement: 0, byNonHolder: 0 };
+    const counts = {
+      acks: 0,
+      stale: 0,
+      afterExpiry: 0,
+      afterReplacement: 0,
+      byNonHolder: 0,
+      writes: 0,
+      staleExtends: 0,
+      staleCheckpoints: 0,
+      staleFails: 0,
+    };
     for (const job of derived.jobs.values()) {
       for (const completion of job.completions) {
         const ack = history.events[completion.index] as AuditEvent;
@@ -54,6 +68,61 @@ export const noStaleAck: Checker = {
         if (!violations.take()) continue;
         violations.add(evidence(job, completion, ack, by, replacedBy, expiredAt));
       }
+    }
+
+    for (const write of claimWrites(derived)) {
+      counts.writes += 1;
+      const stale =
+        write.claim === null ||
+        write.replacedBy !== undefined ||
+        (options.staleAck === 'strict' && !Number.isNaN(write.expiredAt));
+      if (!stale) continue;
+      counts.stale += 1;
+      if (write.kind === 'extend') counts.staleExtends += 1;
+      else if (write.kind === 'checkpoint') counts.staleCheckpoints += 1;
+      else counts.staleFails += 1;
+      if (violations.take()) violations.add(writeEvidence(write));
+    }
+
+    function writeEvidence(w: ClaimWrite): Evidence {
+      const e = w.event;
+      const what =
+        w.kind === 'checkpoint' ? 'checkpoint (or an extension that left the deadline)' : w.kind;
+      const writeRef = eventRef(derived, w.index, `${w.kind} committed by ${e.app} (xid ${e.xid})`);
+      if (w.claim === null) {
+        return {
+          job: w.job.id,
+          message: `${what} committed by ${e.app} at ${at(derived, e.stmtT)} (xid ${e.xid}), which never held a claim on the job`,
+          claims: w.job.claims.map(claimRef),
+          events: [writeRef],
+          faults: faultsDuring(derived, [e.app], e.stmtT, e.t),
+        };
+      }
+      const reasons: string[] = [];
+      if (!Number.isNaN(w.expiredAt)) {
+        reasons.push(
+          `${round(e.stmtT - w.expiredAt)}ms after its claim expired at ${at(derived, w.expiredAt)}`,
+        );
+      }
+      if (w.replacedBy !== undefined) {
+        reasons.push(
+          `after ${w.replacedBy.worker} re-claimed the job at ${at(derived, w.replacedBy.grantT)}`,
+        );
+      } else reasons.push('with nobody re-claiming — a resurrected lease');
+      const events = [...claimEvents(derived, w.claim)];
+      if (w.replacedBy !== undefined) events.push(...claimEvents(derived, w.replacedBy));
+      if (!events.some((x) => x.index === w.index)) events.push(writeRef);
+      const from = Number.isNaN(w.expiredAt) ? w.claim.grantT : w.expiredAt;
+      return {
+        job: w.job.id,
+        message: `${what} by ${w.claim.worker} (claim ${w.claim.attempt}) committed at ${at(derived, e.stmtT)} (xid ${e.xid}), ${reasons.join(', ')}`,
+        claims:
+          w.replacedBy === undefined
+            ? [claimRef(w.claim)]
+            : [claimRef(w.claim), claimRef(w.replacedBy)],
+        events: events.sort((a, b) => a.index - b.index),
+        faults: faultsDuring(derived, [w.claim.worker], from, e.t),
+      };
     }
 
     function evidence(

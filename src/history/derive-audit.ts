@@ -32,10 +32,18 @@ export function applyAudit(s: DerivationState, i: number, e: AuditEvent): void {
   const old = e.old;
   const current = job.current;
   if (next.state === 'held') {
-    if (old?.state === 'held' && old.holder === next.holder && current?.holder === next.holder) {
+    const sameHolder =
+      old?.state === 'held' && old.holder === next.holder && current?.holder === next.holder;
+    if (sameHolder && !takenOver(s, e, current)) {
       // Same holder, still held: an extension — or a checkpoint, which leaves the deadline.
       if (next.deadline !== current.deadline) extend(i, e, current, next.deadline);
-      else if (e.t > current.lastActivityT) current.lastActivityT = e.t;
+      else {
+        // A write after the deadline passed: the claim expired then, whatever it revives.
+        if (Number.isNaN(current.expiredAt) && e.stmtT > current.expiresAt) {
+          current.expiredAt = current.expiresAt;
+        }
+        if (e.t > current.lastActivityT) current.lastActivityT = e.t;
+      }
     } else {
       if (current !== null) close(current, i, e, old?.deadline ?? current.deadline, 'grant');
       grant(s, i, e, job, next);
@@ -52,6 +60,22 @@ export function applyAudit(s: DerivationState, i: number, e: AuditEvent): void {
     job.releases.push(i);
   }
   job.state = next.state;
+}
+
+/**
+ * Whether a same-holder write is another worker taking over an expired claim: a queue that
+ * reuses the claim token makes a re-claim look like an extension, and only the writer and the
+ * expiry tell them apart.
+ */
+function takenOver(s: DerivationState, e: AuditEvent, current: DerivedClaim): boolean {
+  // A grant writes a new deadline; a late checkpoint by the stale holder leaves it.
+  const newDeadline = e.new?.deadline !== e.old?.deadline;
+  return (
+    newDeadline &&
+    e.app !== current.worker &&
+    s.workerApps.has(e.app) &&
+    e.stmtT > current.expiresAt
+  );
 }
 
 function grant(s: DerivationState, i: number, e: AuditEvent, job: DerivedJob, image: LeaseImage) {
@@ -139,6 +163,10 @@ function ackerOf(
   const op = lastOp(s, job);
   const token = op?.worker === app && op.kind === 'ack' ? op.token : undefined;
   if (token !== undefined) {
+    // The same worker's claim first: a queue that reuses tokens gives one token to several.
+    for (let k = job.claims.length - 1; k >= 0; k -= 1) {
+      if (job.claims[k]!.holder === token && job.claims[k]!.worker === app) return job.claims[k]!;
+    }
     for (let k = job.claims.length - 1; k >= 0; k -= 1) {
       if (job.claims[k]!.holder === token) return job.claims[k]!;
     }

@@ -88,11 +88,20 @@ function resolve(
   t: number,
 ): DerivedClaim | null {
   const claim = s.byHolder.get(token);
-  if (claim !== undefined && claim.job.id === jobId) return claim;
-  // Holders that are worker ids say nothing about which claim a token names: the worker's
-  // latest claim on the job is the one.
+  if (claim !== undefined && claim.job.id === jobId && claim.worker === worker) return claim;
   const job = s.jobs.get(jobId);
   if (job === undefined) return null;
+  // A queue that reuses tokens across claims gives one token to several workers' claims: the
+  // one this worker was granted is the one its events are about.
+  if (claim !== undefined && claim.job.id === jobId) {
+    for (let k = job.claims.length - 1; k >= 0; k -= 1) {
+      const c = job.claims[k]!;
+      if (c.worker === worker && c.holder === token && c.grantT <= t) return c;
+    }
+    return claim;
+  }
+  // Holders that are worker ids say nothing about which claim a token names: the worker's
+  // latest claim on the job is the one.
   for (let k = job.claims.length - 1; k >= 0; k -= 1) {
     const c = job.claims[k]!;
     if (c.worker === worker && c.holder === worker && c.grantT <= t) return c;

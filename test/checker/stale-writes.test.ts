@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { leaseHonored } from '../../src/checker/lease-honored.js';
+import { noStaleAck } from '../../src/checker/no-stale-ack.js';
+import { deriveHistory } from '../../src/history/derive.js';
+import {
+  checkpointByReplacedClaim,
+  cleanLoneWorker,
+  extensionWithoutWrite,
+  reusedTokenLateAck,
+  staleCheckpointNobodyReclaiming,
+  staleExtendNobodyReclaiming,
+  staleFailNobodyReclaiming,
+  unmovedExtension,
+} from './fixtures/stale-writes.js';
+import { check } from './support.js';
+
+describe('no-stale-ack (I1) judges every write of a claim', () => {
+  it('passes a lone worker whose heartbeats, checkpoint and ack all fall inside its lease', () => {
+    for (const staleAck of ['strict', 'fenced'] as const) {
+      const result = check(noStaleAck, cleanLoneWorker(), { staleAck });
+      expect(result.valid).toBe('valid');
+      expect(result.counts).toMatchObject({ acks: 1, writes: 3, stale: 0 });
+    }
+  });
+
+  it('flags an extension that resurrects an expired lease nobody re-claimed (strict)', () => {
+    const result = check(noStaleAck, staleExtendNobodyReclaiming());
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ writes: 1, staleExtends: 1, acks: 1, afterExpiry: 1 });
+    expect(result.evidence.map((e) => e.message).find((m) => m.startsWith('extend'))).toMatch(
+      /^extend by w1 \(claim 1\) committed at \+900ms \(xid \d+\), 699ms after its claim expired at \+201ms, with nobody re-claiming — a resurrected lease$/,
+    );
+    expect(result.evidence[0]?.faults.map((f) => f.fault)).toEqual(['latency']);
+    // Fenced judges only replacement: nobody replaced this claim.
+    expect(check(noStaleAck, staleExtendNobodyReclaiming(), { staleAck: 'fenced' }).valid).toBe(
+      'valid',
+    );
+  });
+
+  it('flags a checkpoint after expiry (strict), valid when fenced', () => {
+    const result = check(noStaleAck, staleCheckpointNobodyReclaiming());
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ staleCheckpoints: 1, stale: 1 });
+    expect(result.evidence[0]?.message).toMatch(
+      /^checkpoint \(or an extension that left the deadline\) by w1 \(claim 1\) committed at \+501ms .* 300ms after its claim expired at \+201ms/,
+    );
+    const fenced = check(noStaleAck, staleCheckpointNobodyReclaiming(), { staleAck: 'fenced' });
+    expect(fenced.valid).toBe('valid');
+  });
+
+  it('flags a fail after expiry (strict)', () => {
+    const result = check(noStaleAck, staleFailNobodyReclaiming());
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ staleFails: 1, stale: 1, acks: 1 });
+    expect(result.evidence[0]?.message).toMatch(/^fail by w1 \(claim 1\) committed at \+400ms/);
+  });
+
+  it.each(['strict', 'fenced'] as const)('flags the write of a replaced claim (%s)', (staleAck) => {
+    const result = check(noStaleAck, checkpointByReplacedClaim(), { staleAck });
+    expect(result.valid).toBe('invalid');
+    expect(result.counts.staleCheckpoints).toBe(1);
+    expect(result.evidence[0]?.message).toMatch(/after w2 re-claimed the job at \+210.05ms/);
+    expect(result.evidence[0]?.claims.map((c) => c.worker)).toEqual(['w1', 'w2']);
+  });
+
+  it('derives a re-claim under a reused token as a new grant, and flags the late ack', () => {
+    const history = reusedTokenLateAck();
+    const job = deriveHistory(history).jobs.get('1')!;
+    expect(job.claims.map((c) => [c.worker, c.holder, c.end])).toEqual([
+      ['w1', 'a', 'expired'],
+      ['w2', 'a', 'acked'],
+    ]);
+    // w2's own heartbeat is an extension of w2's claim, not of w1's.
+    expect(job.claims[1]!.extensions).toHaveLength(2);
+    for (const staleAck of ['strict', 'fenced'] as const) {
+      const result = check(noStaleAck, history, { staleAck });
+      expect(result.valid).toBe('invalid');
+      expect(result.counts).toMatchObject({ acks: 1, afterReplacement: 1 });
+      expect(result.evidence[0]?.message).toMatch(/^ack by w1 \(claim 1\)/);
+    }
+  });
+});
+
+describe('lease-honored (I6) judges extensions the worker saw succeed', () => {
+  it('passes extensions that moved the deadline to statement time + extendBy', () => {
+    const result = check(leaseHonored, cleanLoneWorker());
+    expect(result.valid).toBe('valid');
+    expect(result.counts).toMatchObject({ workerExtensions: 2, unmovedExtensions: 0 });
+  });
+
+  it('flags an ok extension whose write left the deadline where it was', () => {
+    const result = check(leaseHonored, unmovedExtension());
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ workerExtensions: 2, unmovedExtensions: 2 });
+    expect(result.evidence[0]?.message).toBe(
+      'extension by w1 at +51ms reported success but the deadline stayed at +201ms ' +
+        '(expected ≈ +251ms = statement time + extendByMs 200ms)',
+    );
+  });
+
+  it('flags an ok extension that wrote nothing', () => {
+    const result = check(leaseHonored, extensionWithoutWrite());
+    expect(result.valid).toBe('invalid');
+    expect(result.evidence[0]?.message).toBe(
+      'extension by w1 at +50ms reported success but no write committed',
+    );
+  });
+});
