@@ -7,6 +7,9 @@
  * Time the holder could not act at all (paused, its event loop stalled, the database down) is
  * added to the bound: a SIGSTOPped worker's unit finishes when it is continued, and no watchdog
  * can prevent that. A loss known only from a worker event adds the clock-offset uncertainty.
+ *
+ * An overrun that the holder's unexplained starvation accounts for (it waited at least that long
+ * for a CPU in the meantime) is not judged: see `starvation.ts`.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
@@ -23,6 +26,7 @@ import {
 import { FROZEN_KINDS, coveredMs } from './fault-windows.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
+import { StarvedVerdicts, starvationOn } from './starvation.js';
 import { distribution, round } from './stats.js';
 import type { Checker, Evidence } from './types.js';
 
@@ -41,7 +45,8 @@ export const boundedZombie: Checker = {
     const { heartbeatMs } = history.header.lease;
     const workerTolerance = controllerTolerance(history, options);
     const violations = new EvidenceLog(options.maxEvidence);
-    const counts = { claimsLost: 0, zombies: 0, overBound: 0, unjudged: 0 };
+    const counts = { claimsLost: 0, zombies: 0, overBound: 0, unjudged: 0, starved: 0 };
+    const starved = new StarvedVerdicts(derived);
     const windows: number[] = [];
     for (const claim of derived.claims) {
       const reported = claim.reportedLost >= 0 ? events[claim.reportedLost]!.t : NaN;
@@ -53,6 +58,7 @@ export const boundedZombie: Checker = {
       let lastAfter = NaN;
       let judged = true;
       let flagged = false;
+      let excused = false;
       for (const index of claim.effects) {
         const t = events[index]!.t;
         if (t <= lostAt) continue;
@@ -65,6 +71,16 @@ export const boundedZombie: Checker = {
         const frozen = coveredMs(derived, claim.worker, FROZEN_KINDS, lostAt, t);
         const bound = heartbeatMs + claim.job.maxUnitMs + tolerance + frozen;
         if (t - lostAt <= bound) continue;
+        const over = t - lostAt - bound;
+        const starvation = starvationOn(derived, claim.worker, lostAt, t);
+        if (starvation.worst !== undefined && starvation.ms + tolerance >= over) {
+          if (!excused) {
+            counts.starved += 1;
+            starved.excuse(starvation.worst, `the ${round(over)}ms over the watchdog bound`);
+          }
+          excused = true;
+          continue;
+        }
         flagged = true;
         counts.overBound += 1;
         if (violations.take()) {
@@ -81,14 +97,27 @@ export const boundedZombie: Checker = {
       counts,
       stats: { zombieWindowMs: distribution(windows) },
       warnings: historyWarnings(derived),
-      ...(counts.unjudged > 0 && {
-        unknownWhy:
-          `${counts.unjudged} lost claim(s) did effects after the loss, but their job has no ` +
-          'handler plan (job event with maxUnitMs) to bound them by',
-      }),
+      ...(unknownWhyOf(counts.unjudged, starved) ?? {}),
     });
   },
 };
+
+function unknownWhyOf(
+  unjudged: number,
+  starved: StarvedVerdicts,
+): { unknownWhy: string } | undefined {
+  const why = starved.why();
+  const reasons = [
+    ...(unjudged > 0
+      ? [
+          `${unjudged} lost claim(s) did effects after the loss, but their job has no ` +
+            'handler plan (job event with maxUnitMs) to bound them by',
+        ]
+      : []),
+    ...(why === undefined ? [] : [why]),
+  ];
+  return reasons.length > 0 ? { unknownWhy: reasons.join('; ') } : undefined;
+}
 
 function evidence(
   derived: DerivedHistory,

@@ -5,6 +5,12 @@
  * why a stall or a clock skew does not. An unexplained expiry means the heartbeat path is
  * broken or the lease is shorter than the work: a warning by default, invalid under
  * `strictCauses`.
+ *
+ * An expiry that the holder's unexplained starvation accounts for is not judged (see
+ * `starvation.ts`): to expire, the heartbeat must have been held off for the slack the lease
+ * left it (expiry − last confirmation − one heartbeat period); starvation of at least half that
+ * slack excuses it. Half, because the database backend and the proxy an extension goes through
+ * are starved by the same load and are not measured.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
@@ -20,6 +26,8 @@ import {
 import { LEASE_LOSING_KINDS, faultsOn } from './fault-windows.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
+import { StarvedVerdicts, starvationOn } from './starvation.js';
+import { round } from './stats.js';
 import type { Checker, Evidence } from './types.js';
 
 const META = { name: 'explained-expiry', id: 'I9' } as const;
@@ -35,7 +43,14 @@ export const explainedExpiry: Checker = {
     const derived = deriveHistory(history);
     const tolerance = controllerTolerance(history, options);
     const unexplained = new EvidenceLog(options.maxEvidence);
-    const counts: Record<string, number> = { expired: 0, explained: 0, unexplained: 0 };
+    const counts: Record<string, number> = {
+      expired: 0,
+      explained: 0,
+      unexplained: 0,
+      starved: 0,
+    };
+    const starved = new StarvedVerdicts(derived);
+    const { heartbeatMs } = history.header.lease;
     for (const claim of derived.claims) {
       if (Number.isNaN(claim.expiredAt)) continue;
       counts.expired! += 1;
@@ -52,6 +67,17 @@ export const explainedExpiry: Checker = {
         counts[kind] = (counts[kind] ?? 0) + 1;
         continue;
       }
+      const slack = claim.expiredAt - claim.lastConfirmT - heartbeatMs;
+      const starvation = starvationOn(derived, claim.worker, claim.lastConfirmT, claim.expiredAt);
+      if (starvation.worst !== undefined && starvation.ms + tolerance >= slack / 2) {
+        counts.starved! += 1;
+        starved.excuse(
+          starvation.worst,
+          `${round(starvation.ms)}ms of the ${round(Math.max(0, slack))}ms the heartbeat had to ` +
+            `miss for claim ${claim.attempt} of ${claim.worker} to expire`,
+        );
+        continue;
+      }
       counts.unexplained! += 1;
       if (unexplained.take()) unexplained.add(evidence(derived, claim));
     }
@@ -63,11 +89,17 @@ export const explainedExpiry: Checker = {
           ]
         : [];
     const none = new EvidenceLog(0);
+    const starvedWhy = starved.why();
     return toResult(META, options, {
       violations: options.strictCauses ? unexplained : none,
       counts,
-      warnings: [...(options.strictCauses ? [] : summary), ...historyWarnings(derived)],
+      warnings: [
+        ...(options.strictCauses ? [] : summary),
+        ...(!options.strictCauses && starvedWhy !== undefined ? [starvedWhy] : []),
+        ...historyWarnings(derived),
+      ],
       warningEvidence: unexplained,
+      ...(options.strictCauses && starvedWhy !== undefined && { unknownWhy: starvedWhy }),
     });
   },
 };

@@ -6,6 +6,9 @@
  *
  * Freedom is read off worker and nemesis events, on the controller's clock, so ε' = ε + the
  * clock-offset uncertainty applies.
+ *
+ * A free spell that the free worker's unexplained starvation accounts for (without the time it
+ * waited for a CPU, it would have been short enough) is not judged: see `starvation.ts`.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
@@ -23,6 +26,7 @@ import { faultsOn } from './fault-windows.js';
 import { freeIntervals, freeWindow, type FreeIntervals, type FreeWindow } from './free-workers.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
+import { StarvedVerdicts, starvationOn } from './starvation.js';
 import { distribution, round } from './stats.js';
 import type { Checker, Evidence } from './types.js';
 
@@ -41,7 +45,8 @@ export const timelyRecovery: Checker = {
     const { durationMs, extendByMs, pollMs } = history.header.lease;
     const tolerance = controllerTolerance(history, options);
     const violations = new EvidenceLog(options.maxEvidence);
-    const counts = { expired: 0, recovered: 0, slow: 0, unrecovered: 0 };
+    const counts = { expired: 0, recovered: 0, slow: 0, unrecovered: 0, starved: 0 };
+    const starved = new StarvedVerdicts(derived);
     const stalls: number[] = [];
     const crashStalls: number[] = [];
     let free: Map<string, FreeIntervals> | undefined;
@@ -65,6 +70,16 @@ export const timelyRecovery: Checker = {
         if (Number.isNaN(recovered) && derived.endIndex < 0) undecided += 1;
         continue;
       }
+      const spell = window.to - window.from;
+      const starvation = starvationOn(derived, window.worker, window.from, window.to);
+      if (starvation.worst !== undefined && spell - starvation.ms <= pollMs + tolerance) {
+        counts.starved += 1;
+        starved.excuse(
+          starvation.worst,
+          `the ${round(spell)}ms that ${window.worker} was free without claiming`,
+        );
+        continue;
+      }
       counts.slow += 1;
       if (violations.take()) {
         const crashNote =
@@ -75,13 +90,10 @@ export const timelyRecovery: Checker = {
         violations.add(evidence(derived, claim, recovered, window, pollMs, crashNote));
       }
     }
-    const noWorkerSpoke = [...derived.workers.values()].every((w) => Number.isNaN(w.firstT));
     const unknownWhy =
-      undecided > 0
-        ? `${undecided} expired claim(s) were not re-claimed before the history was cut`
-        : counts.expired > 0 && noWorkerSpoke
-          ? 'the history has no worker events, so when a worker was free cannot be told'
-          : undefined;
+      [cutWhy(undecided, counts.expired, derived), starved.why()]
+        .filter((why) => why !== undefined)
+        .join('; ') || undefined;
     return toResult(META, options, {
       violations,
       counts,
@@ -91,6 +103,16 @@ export const timelyRecovery: Checker = {
     });
   },
 };
+
+/** Why recovery cannot be judged from this history at all, or undefined. */
+function cutWhy(undecided: number, expired: number, derived: DerivedHistory): string | undefined {
+  const noWorkerSpoke = [...derived.workers.values()].every((w) => Number.isNaN(w.firstT));
+  return undecided > 0
+    ? `${undecided} expired claim(s) were not re-claimed before the history was cut`
+    : expired > 0 && noWorkerSpoke
+      ? 'the history has no worker events, so when a worker was free cannot be told'
+      : undefined;
+}
 
 /**
  * When the job stopped being stalled on an expired claim: the next grant, or — first — a late

@@ -9,7 +9,7 @@ export interface ProcessRecord {
   /** The run that started it. */
   runId: string;
   /** What it is. */
-  kind: 'postgres' | 'toxiproxy' | 'worker';
+  kind: 'postgres' | 'toxiproxy' | 'worker' | 'hog';
   /** Its pid. */
   pid: number;
   /** The pid of the leaseproof process that owns it; while that lives, nobody else touches it. */

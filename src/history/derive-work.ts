@@ -15,6 +15,9 @@ export function applyEffect(s: DerivationState, i: number, e: EffectEvent): void
 
 /** Applies worker event `i`: the worker's life, and its word on a claim. */
 export function applyWorkerEvent(s: DerivationState, i: number, e: WorkerHistoryEvent): void {
+  // A probe's word says the process ran, not that the worker is back at work (reconnected,
+  // claiming): it must not end a down interval. Checkers read starvation from the events.
+  if (e.kind === 'starved') return;
   const worker = s.workerOf(e.worker);
   if (Number.isNaN(worker.firstT)) worker.firstT = e.t;
   if (!Number.isNaN(worker.downSince)) {

@@ -92,6 +92,8 @@ const EVENTS: Record<HistoryEvent['type'], Shape> = {
     token: optional(string),
     unit: optional(number),
     detail: optional(string),
+    thread: optional(oneOf('main', 'heartbeat')),
+    ms: optional(number),
   },
   nemesis: {
     t: number,

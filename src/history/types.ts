@@ -118,6 +118,10 @@ export interface WorkerHistoryEvent {
   unit?: number;
   /** A reason or error message. */
   detail?: string;
+  /** For `starved` events: which thread of the worker was kept from running. */
+  thread?: 'main' | 'heartbeat';
+  /** For `starved` events: for how long, ms, ending at `t`. */
+  ms?: number;
 }
 
 /** The kinds of fault (design.md's fault vocabulary). */

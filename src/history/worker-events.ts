@@ -64,6 +64,15 @@ export function workerHistoryEvent(
       };
     case 'stall':
       return { ...base, detail: `${event.ms}ms` };
+    case 'starved':
+      return {
+        ...base,
+        thread: event.thread,
+        ms: event.ms,
+        detail:
+          `${event.thread} thread ran ${event.lateMs}ms late` +
+          (event.waitMs === undefined ? '' : `, ${event.waitMs}ms of it waiting for a CPU`),
+      };
     case 'clock':
       return { ...base, detail: `skew ${event.workerNow - event.realNow}ms` };
     case 'error':

@@ -19,7 +19,9 @@ import type {
   TimelineMarker,
   TimelinePoint,
   TimelinePointKind,
+  TimelineStarved,
 } from './timeline-types.js';
+import { starvedWindows } from '../checker/starvation.js';
 
 /** What the page draws for one scenario; `label` is the scenario as the run reports it. */
 export function buildTimelineData(
@@ -34,6 +36,7 @@ export function buildTimelineData(
   const claims = claimBars(derived, layout, rel);
   const points = pointEvents(derived, layout, rel);
   const faults = faultBands(derived, layout, rel);
+  const starved = starvedBands(derived, layout, rel);
   const markers = result.results.flatMap((r) => markersOf(r, derived, layout, rel));
   return {
     label,
@@ -49,6 +52,7 @@ export function buildTimelineData(
     claims,
     points,
     faults,
+    starved,
     markers,
     checkers: result.results.map((r) => ({
       checker: r.checker,
@@ -151,6 +155,21 @@ function faultBands(derived: DerivedHistory, layout: TimelineLayout, rel: Rel): 
       detail,
     };
   });
+}
+
+function starvedBands(
+  derived: DerivedHistory,
+  layout: TimelineLayout,
+  rel: Rel,
+): TimelineStarved[] {
+  return [...starvedWindows(derived).values()].flat().map((w) => ({
+    lane: layout.lane(w.worker),
+    worker: w.worker,
+    thread: w.thread,
+    start: rel(w.start),
+    end: rel(w.end),
+    ms: roundMs(w.ms),
+  }));
 }
 
 /** Markers of one checker: its violations if invalid, its warnings' examples if valid. */

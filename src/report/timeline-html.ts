@@ -58,7 +58,7 @@ ${data.markers.map(markerElement).join('\n')}
 </div>
 </div>
 <section id="details" hidden></section>
-<section class="key">Claim bars:${CLAIM_KEY.map(([name, color]) => `<span class="swatch" style="background:${color}"></span>${name}`).join('')}. A thin tail after an expired bar is work its worker went on doing (a zombie). Shaded bands are faults: on a worker's lane, or across every lane for the database. Scroll or drag the slider to zoom; hover for details; times are ms since the start and on the database clock.</section>
+<section class="key">Claim bars:${CLAIM_KEY.map(([name, color]) => `<span class="swatch" style="background:${color}"></span>${name}`).join('')}. A thin tail after an expired bar is work its worker went on doing (a zombie). Shaded bands are faults: on a worker's lane, or across every lane for the database. Grey dashed bands are harness starvation: a worker's thread kept from running by the machine's load, which no fault explains; a timing verdict they account for is unknown, not invalid. Scroll or drag the slider to zoom; hover for details; times are ms since the start and on the database clock.</section>
 <script type="application/json" id="timeline-data">${inlineJson(data)}</script>
 <script>${echarts}</script>
 <script>${TIMELINE_SCRIPT}</script>

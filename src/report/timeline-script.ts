@@ -131,6 +131,29 @@ export const TIMELINE_SCRIPT = String.raw`
     }
   };
 
+  var starvedSeries = {
+    name: 'starved', type: 'custom', z: 1, itemStyle: { color: '#616161' },
+    data: data.starved.map(function (w, i) { return [w.start, w.end, w.lane, i]; }),
+    encode: { x: [0, 1], y: 2 },
+    renderItem: function (params, api) {
+      var w = data.starved[params.dataIndex];
+      var rect = clip(rectBetween(api, w.start, w.end, w.lane - 0.5, w.lane + 0.5, 3), params);
+      if (!rect) return null;
+      var children = [{ type: 'rect', shape: rect, style: { fill: '#616161', opacity: 0.22, stroke: '#616161', lineWidth: 1, lineDash: [2, 2] } }];
+      if (rect.width > 60) children.push({ type: 'text', style: { text: 'starved', x: rect.x + 4, y: rect.y + rect.height - 14, fill: '#424242', font: 'bold 11px sans-serif' } });
+      return { type: 'group', children: children };
+    },
+    tooltip: {
+      formatter: function (p) {
+        var w = data.starved[p.dataIndex];
+        return tip('harness starved: ' + w.worker + "'s " + w.thread + ' thread', [
+          'kept from running for ' + w.ms + ' ms, from ' + when(w.start) + ' to ' + when(w.end),
+          'timing verdicts that this accounts for are unknown, not invalid'
+        ]);
+      }
+    }
+  };
+
   var claimSeries = {
     name: 'claims', type: 'custom', z: 2, itemStyle: { color: '#43a047' },
     data: data.claims.map(function (c, i) { return [c.start, c.zombieEnd === null ? c.end : c.zombieEnd, yOf(c.lane, c.row), i]; }),
@@ -210,7 +233,7 @@ export const TIMELINE_SCRIPT = String.raw`
     tooltip: { formatter: function (p) { return tip(p.data.role, [when(p.data.value[0]), esc(p.data.text)]); } }
   };
 
-  var series = [laneSeries, faultSeries, claimSeries].concat(pointSeries, [violationSeries, warningSeries, citedSeries])
+  var series = [laneSeries, faultSeries, starvedSeries, claimSeries].concat(pointSeries, [violationSeries, warningSeries, citedSeries])
     .filter(function (s) { return s.type === 'custom' || s.data.length > 0 || s === citedSeries; });
   var legendNames = series.filter(function (s) { return s.name !== 'lanes' && s.name !== 'cited by the selected evidence'; })
     .map(function (s) { return s.name; });

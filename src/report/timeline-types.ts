@@ -93,6 +93,25 @@ export interface TimelineFault {
   detail: string;
 }
 
+/**
+ * A window in which the machine kept a worker's thread from running (harness starvation that no
+ * fault on it explains), drawn as a band on the worker's lane like a fault.
+ */
+export interface TimelineStarved {
+  /** Lane index. */
+  lane: number;
+  /** The worker. */
+  worker: string;
+  /** Which of its threads. */
+  thread: 'main' | 'heartbeat';
+  /** Start. */
+  start: number;
+  /** End. */
+  end: number;
+  /** How long, ms. */
+  ms: number;
+}
+
 /** An event cited by a marker's evidence. */
 export interface TimelineCited {
   /** When. */
@@ -173,6 +192,8 @@ export interface TimelineData {
   points: TimelinePoint[];
   /** Fault bands. */
   faults: TimelineFault[];
+  /** Starved windows (harness starvation), as bands. */
+  starved: TimelineStarved[];
   /** Violations, then warnings' examples. */
   markers: TimelineMarker[];
   /** Each checker's verdict. */

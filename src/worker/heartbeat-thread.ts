@@ -8,6 +8,7 @@ import { HeartbeatCore } from './heartbeat-core.js';
 import { SkewedClock } from './clock-skew.js';
 import type { FromHeartbeatThread, ToHeartbeatThread } from './heartbeat.js';
 import type { WorkerConfig } from './types.js';
+import { DEFAULT_STARVATION, StarvationProbe } from './starvation-probe.js';
 
 const config = workerData as WorkerConfig;
 const port = parentPort;
@@ -28,6 +29,11 @@ const ctx: QueueContext = {
   workerNow: () => Date.now(),
 };
 let core: HeartbeatCore | undefined;
+// This thread's own probe: the heartbeat is what a starved CPU costs first.
+const probe = new StarvationProbe('heartbeat', config.starvation ?? DEFAULT_STARVATION, (event) =>
+  post({ type: 'event', event }),
+);
+probe.start();
 
 port.on('message', (message: ToHeartbeatThread) => {
   switch (message.type) {
@@ -53,6 +59,7 @@ port.on('message', (message: ToHeartbeatThread) => {
       break;
     case 'close':
       core?.stop();
+      probe.stop();
       void connection.close().finally(() => {
         post({ type: 'closed' });
         port.close();

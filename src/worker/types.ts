@@ -61,6 +61,8 @@ export interface WorkerConfig {
   clock?: ClockSkew | undefined;
   /** Client-side bound on one queue statement (default: the lease duration). */
   statementTimeoutMs?: number | undefined;
+  /** How the starvation probes tick and what they report (default `DEFAULT_STARVATION`). */
+  starvation?: { periodMs: number; thresholdMs: number } | undefined;
 }
 
 /** Controller → worker. */
@@ -101,6 +103,18 @@ export type WorkerEvent =
   | { kind: 'unit'; at: number; jobId: string; token: string; unit: number; effect: boolean }
   | { kind: 'effect'; at: number; jobId: string; token: string; unit: number; recorded: boolean }
   | { kind: 'stall'; at: number; ms: number }
+  /**
+   * A probe tick that found its thread kept from running for `ms` (its run-queue wait, capped
+   * by how late the tick was); `at` is when the tick finally ran, the end of that window.
+   */
+  | {
+      kind: 'starved';
+      at: number;
+      thread: 'main' | 'heartbeat';
+      ms: number;
+      lateMs: number;
+      waitMs?: number;
+    }
   | { kind: 'clock'; at: number; workerNow: number; realNow: number }
   | { kind: 'error'; at: number; message: string }
   | { kind: 'exit'; at: number; reason: string };

@@ -16,6 +16,7 @@ import { SkewedClock } from './clock-skew.js';
 import { EffectRecorder } from './effects.js';
 import { busyWait, handlerPlanOf, runHandler } from './handler.js';
 import { EventLoopHeartbeat, ThreadHeartbeat, type Heartbeat } from './heartbeat.js';
+import { DEFAULT_STARVATION, StarvationProbe } from './starvation-probe.js';
 import { monotonicNow, type ControlMessage, type WorkerConfig, type WorkerEvent } from './types.js';
 
 if (process.send === undefined) {
@@ -122,6 +123,10 @@ process.on('message', (message: ControlMessage) => {
   }
 });
 await heartbeat.ready();
+// Measures how long the machine keeps this thread from running, so a verdict can tell the
+// harness's load from the queue's fault (see starvation-probe.ts).
+const probe = new StarvationProbe('main', config.starvation ?? DEFAULT_STARVATION, emit);
+probe.start();
 // Both connections are opened before the worker says it is ready: a scenario's fault times
 // count from "workers ready", and a fault at 200 ms must find a worker holding a job, not one
 // still in its TCP handshake and SCRAM exchange (hundreds of ms on a loaded two-core machine).
@@ -262,6 +267,7 @@ while (!stopping) {
     await sleep(claimFailed ? Math.min(10, config.lease.pollMs) : config.lease.pollMs);
 }
 
+probe.stop();
 emit({ kind: 'exit', at: monotonicNow(), reason: exitReason });
 flush();
 await heartbeat.close();

@@ -14,7 +14,13 @@ describe('timely-recovery (I8)', () => {
   it('flags a re-claim long after expiry while a worker was free', () => {
     const result = check(timelyRecovery, lateReclaimWhileWorkerFree());
     expect(result.valid).toBe('invalid');
-    expect(result.counts).toEqual({ expired: 1, recovered: 1, slow: 1, unrecovered: 0 });
+    expect(result.counts).toEqual({
+      expired: 1,
+      recovered: 1,
+      slow: 1,
+      starved: 0,
+      unrecovered: 0,
+    });
     const [evidence] = result.evidence;
     expect(evidence?.job).toBe('1');
     expect(evidence?.message).toMatch(

@@ -47,6 +47,17 @@ describe('timeline data', () => {
     ]);
   });
 
+  it('draws harness starvation as a band on the starved worker’s lane, unless a fault on it explains it', () => {
+    const b = new HistoryBuilder();
+    b.enqueue('1', 0).grant('1', 'w1', 'a', 0).ack('1', 'w1', 150, 'a');
+    b.say('w2', 120, 'starved', { thread: 'heartbeat', ms: 80 });
+    b.fault('pause', 'w1', 10, 60).say('w1', 50, 'starved', { thread: 'main', ms: 30 });
+    const data = timelineOf(b.end(200).build());
+    expect(data.starved).toEqual([
+      { lane: 1, worker: 'w2', thread: 'heartbeat', start: 40, end: 120, ms: 80 },
+    ]);
+  });
+
   it('spans database faults across every lane, marks rejected acks and heartbeats', () => {
     const data = timelineOf(oddStaleAck());
     expect(data.faults.find((f) => f.fault === 'db-restart')).toMatchObject({
