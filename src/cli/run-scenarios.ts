@@ -53,8 +53,10 @@ export interface RunScenariosResult {
   dir: string;
   /** Its timeline and verdict files. */
   paths: Awaited<ReturnType<typeof writeRunReport>>;
-  /** Every scenario × queue. */
+  /** Every scenario × queue that ran (the last one cut short when interrupted). */
   outcomes: ScenarioOutcome[];
+  /** The signal that interrupted the run, when one did. */
+  interrupted?: NodeJS.Signals;
 }
 
 /** The YAML files of a folder, sorted: the suite. */
@@ -84,58 +86,83 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
   });
   options.log(`starting the ${provider.name} environment…`);
   const env = await provider.start();
-  const unregister = onShutdown(() => env.stop());
+  // Ctrl-C does not throw the run away: the scenario under way stops (faults healed, workers
+  // stopped), its history so far is judged as a cut history, and the report is written with
+  // what ran, marked interrupted. The process exits once that is done (see shutdown.ts).
+  const abort = new AbortController();
+  let interrupted: NodeJS.Signals | undefined;
+  let settled: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (settled = resolve));
+  const unregister = onShutdown(async (signal) => {
+    interrupted ??= signal;
+    abort.abort();
+    await done;
+  });
   const runs: ScenarioRun[] = [];
   const outcomes: ScenarioOutcome[] = [];
   try {
-    for (const scenario of scenarios) {
-      for (const queue of options.queues) {
-        const plan = scenarioToRunPlan(scenario, {
-          queue,
-          ...(options.seed !== undefined && { seed: options.seed }),
-        });
-        const label = `${scenario.name} × ${queue}`;
-        let last = '';
-        const progress = (p: RunProgress): void => {
-          const line =
-            `${label}: ${p.phase}, ${p.jobsDone}/${p.jobsTotal} jobs` +
-            (p.activeFaults.length > 0 ? `, faults: ${p.activeFaults.join(' ')}` : '');
-          if (line !== last) options.log(line);
-          last = line;
-        };
-        const started = performance.now();
-        const { history } = await executeRun(env, plan, progress);
-        const checkers = scenario.check.map((name) => {
-          const checker = checkerByName(name);
-          if (checker === undefined) throw new ConfigError(`unknown checker "${name}"`);
-          return checker;
-        });
-        const result = runCheckers(checkers, history, {
-          ...scenario.checkOptions,
-          ...(options.epsilonMs !== undefined && { epsilonMs: options.epsilonMs }),
-        });
-        options.log(`${label}: ${result.valid}`);
-        runs.push({ history, result, name: scenario.name });
-        outcomes.push({
-          scenario: scenario.name,
-          queue,
-          result,
-          durationMs: performance.now() - started,
-        });
-      }
-    }
+    return await runAll();
   } finally {
-    unregister();
-    await env.stop();
+    settled();
   }
-  const dir = resolve(options.out, runId);
-  const paths = await writeRunReport(dir, {
-    id: runId,
-    startedAt,
-    finishedAt: new Date(),
-    environment: { provider: provider.name },
-    scenarios: runs,
-  });
-  await updateReportIndex(resolve(options.out));
-  return { runId, dir, paths, outcomes };
+
+  async function runAll(): Promise<RunScenariosResult> {
+    try {
+      scenarios: for (const scenario of scenarios) {
+        for (const queue of options.queues) {
+          if (abort.signal.aborted) break scenarios;
+          const plan = scenarioToRunPlan(scenario, {
+            queue,
+            ...(options.seed !== undefined && { seed: options.seed }),
+          });
+          const label = `${scenario.name} × ${queue}`;
+          let last = '';
+          const progress = (p: RunProgress): void => {
+            const line =
+              `${label}: ${p.phase}, ${p.jobsDone}/${p.jobsTotal} jobs` +
+              (p.activeFaults.length > 0 ? `, faults: ${p.activeFaults.join(' ')}` : '');
+            if (line !== last) options.log(line);
+            last = line;
+          };
+          const started = performance.now();
+          const { history, interrupted: cut } = await executeRun(env, plan, progress, {
+            signal: abort.signal,
+          });
+          const checkers = scenario.check.map((name) => {
+            const checker = checkerByName(name);
+            if (checker === undefined) throw new ConfigError(`unknown checker "${name}"`);
+            return checker;
+          });
+          const result = runCheckers(checkers, history, {
+            ...scenario.checkOptions,
+            ...(options.epsilonMs !== undefined && { epsilonMs: options.epsilonMs }),
+          });
+          options.log(`${label}: ${result.valid}${cut ? ` (interrupted by ${interrupted})` : ''}`);
+          runs.push({ history, result, name: scenario.name });
+          outcomes.push({
+            scenario: scenario.name,
+            queue,
+            result,
+            durationMs: performance.now() - started,
+          });
+        }
+      }
+    } finally {
+      unregister();
+      await env.stop();
+    }
+    const dir = resolve(options.out, runId);
+    const paths = await writeRunReport(dir, {
+      id: runId,
+      startedAt,
+      finishedAt: new Date(),
+      environment: { provider: provider.name },
+      scenarios: runs,
+      interrupted,
+    });
+    await updateReportIndex(resolve(options.out));
+    if (interrupted !== undefined)
+      options.log(`interrupted by ${interrupted}: report written to ${dir}`);
+    return { runId, dir, paths, outcomes, ...(interrupted !== undefined && { interrupted }) };
+  }
 }

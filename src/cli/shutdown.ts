@@ -3,12 +3,15 @@
  * workers), then the process exits 130 or 143 as a shell expects. A second Ctrl-C while
  * stopping exits at once; the child guard still kills what is left.
  */
-const stoppers = new Set<() => Promise<void>>();
+const stoppers = new Set<(signal: NodeJS.Signals) => Promise<void>>();
 let installed = false;
 let stopping = false;
 
-/** Registers `stop` to run on SIGINT/SIGTERM; returns a function that unregisters it. */
-export function onShutdown(stop: () => Promise<void>): () => void {
+/**
+ * Registers `stop` to run on SIGINT/SIGTERM (it is told which); returns a function that
+ * unregisters it. The process exits once every registered `stop` has settled.
+ */
+export function onShutdown(stop: (signal: NodeJS.Signals) => Promise<void>): () => void {
   install();
   stoppers.add(stop);
   return () => stoppers.delete(stop);
@@ -24,7 +27,9 @@ function install(): void {
     }
     stopping = true;
     process.stderr.write(`\nleaseproof: ${signal}, stopping everything it started…\n`);
-    void Promise.allSettled([...stoppers].map((stop) => stop())).then(() => process.exit(code));
+    void Promise.allSettled([...stoppers].map((stop) => stop(signal))).then(() =>
+      process.exit(code),
+    );
   };
   process.on('SIGINT', () => handle('SIGINT', 130));
   process.on('SIGTERM', () => handle('SIGTERM', 143));

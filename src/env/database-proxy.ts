@@ -2,6 +2,7 @@ import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
 import type { DatabaseProxy, RunDatabase, ToxicSpec } from './types.js';
 import { withDatabaseUrl } from './database-url.js';
 import { EnvironmentError } from '../errors.js';
+import { isToxiproxyStatus, toxiproxyFailure } from './toxiproxy-failure.js';
 
 /** Where Toxiproxy should listen for a new proxy, and how clients then reach it. */
 export interface ProxyPlacement {
@@ -93,13 +94,20 @@ export class ToxiproxyDatabaseProxy implements DatabaseProxy {
 
   async addToxic(toxic: ToxicSpec): Promise<void> {
     const proxy = await this.proxy();
-    await proxy.addToxic({
-      name: toxic.name,
-      type: toxic.type,
-      stream: toxic.stream,
-      toxicity: toxic.toxicity ?? 1,
-      attributes: toxic.attributes as never,
-    });
+    await proxy
+      .addToxic({
+        name: toxic.name,
+        type: toxic.type,
+        stream: toxic.stream,
+        toxicity: toxic.toxicity ?? 1,
+        attributes: toxic.attributes as never,
+      })
+      .catch((error: unknown) => {
+        throw toxiproxyFailure(
+          `add the ${toxic.type} toxic "${toxic.name}" (${toxic.stream}) to proxy "${this.name}"`,
+          error,
+        );
+      });
   }
 
   async removeToxic(name: string): Promise<void> {
@@ -108,20 +116,28 @@ export class ToxiproxyDatabaseProxy implements DatabaseProxy {
       .getApi()
       .delete(`${this.path()}/toxics/${encodeURIComponent(name)}`)
       .catch((error: unknown) => {
-        if (!String(error).includes('404')) throw error;
+        if (isToxiproxyStatus(error, 404)) return;
+        throw toxiproxyFailure(`remove toxic "${name}" from proxy "${this.name}"`, error);
       });
   }
 
   async setEnabled(enabled: boolean): Promise<void> {
     const proxy = await this.proxy();
-    await proxy.update({ enabled, listen: proxy.listen, upstream: proxy.upstream });
+    await proxy
+      .update({ enabled, listen: proxy.listen, upstream: proxy.upstream })
+      .catch((error: unknown) => {
+        throw toxiproxyFailure(`${enabled ? 'enable' : 'disable'} proxy "${this.name}"`, error);
+      });
   }
 
   async heal(): Promise<void> {
     const proxy = await this.proxy();
     const { data: toxics } = await this.toxiproxy
       .getApi()
-      .get<{ name: string }[]>(`${this.path()}/toxics`);
+      .get<{ name: string }[]>(`${this.path()}/toxics`)
+      .catch((error: unknown) => {
+        throw toxiproxyFailure(`list the toxics of proxy "${this.name}"`, error);
+      });
     for (const toxic of toxics) await this.removeToxic(toxic.name);
     if (!proxy.enabled) await this.setEnabled(true);
   }
@@ -133,7 +149,8 @@ export class ToxiproxyDatabaseProxy implements DatabaseProxy {
       .getApi()
       .delete(this.path())
       .catch((error: unknown) => {
-        if (!String(error).includes('404')) throw error;
+        if (isToxiproxyStatus(error, 404)) return;
+        throw toxiproxyFailure(`remove proxy "${this.name}"`, error);
       });
   }
 
@@ -143,6 +160,8 @@ export class ToxiproxyDatabaseProxy implements DatabaseProxy {
 
   private async proxy(): Promise<Proxy> {
     if (this.removed) throw new EnvironmentError(`proxy "${this.name}" was removed`);
-    return this.toxiproxy.get(this.name);
+    return this.toxiproxy.get(this.name).catch((error: unknown) => {
+      throw toxiproxyFailure(`read proxy "${this.name}"`, error);
+    });
   }
 }

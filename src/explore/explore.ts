@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { checkHistory } from '../checker/index.js';
 import { selectEnvironment } from '../env/select-env.js';
 import type { StartedEnvironment } from '../env/types.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, EnvironmentError } from '../errors.js';
 import { executeRun } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { confirmCounterexample } from './confirm-counterexample.js';
@@ -59,6 +59,7 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
   const violatedBy = new Map<string, string[]>();
 
   let budgetSpent = false;
+  let harnessError: { error: unknown; drawn: string; after: number } | undefined;
   const property = fc.asyncProperty(scenarioArbitrary, async (drawn) => {
     // The budget is kept here, not by fast-check's interruptAfterTimeLimit: that one races the
     // running property with a timer and would leave a real run going on behind its back. Past
@@ -68,6 +69,8 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
       budgetSpent = true;
       return true;
     }
+    // After a harness error nothing more is run: the search stops and says so below.
+    if (harnessError !== undefined) return true;
     if (progress.phase === 'shrink') progress.shrinks += 1;
     const scenario = toScenario(drawn, { name: 'explore', seed: options.seed, description: '' });
     const runStarted = performance.now();
@@ -75,9 +78,10 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
     try {
       ({ history } = await executeRun(env, scenarioToRunPlan(scenario, { queue: options.queue })));
     } catch (error) {
-      // fast-check counts a throw as a failure; say what it was rather than an empty list.
-      violatedBy.set(JSON.stringify(drawn), [`harness error: ${(error as Error).message}`]);
-      throw error;
+      // The harness failed (a proxy it could not set up, a server that went away), not the
+      // queue: that is no counterexample to shrink. The search stops and reports it.
+      harnessError = { error, drawn: JSON.stringify(drawn), after: progress.runsDone };
+      return true;
     }
     const result = checkHistory(history, { strictCauses: true });
     const violated = result.results.filter((r) => r.valid === 'invalid').map((r) => r.checker);
@@ -103,6 +107,14 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
   });
 
   const details = await fc.check(property, { numRuns: options.runs, seed: options.seed });
+  // A harness error while shrinking only cuts shrinking short: the smallest failure so far stands.
+  if (harnessError !== undefined && !details.failed) {
+    throw new EnvironmentError(
+      `explore stopped after ${harnessError.after} run(s): the next run failed in the harness, ` +
+        `not in the queue (seed ${options.seed}, drawn scenario ${harnessError.drawn})`,
+      { cause: harnessError.error },
+    );
+  }
   if (!details.failed || details.counterexample === null) {
     return {
       failed: false,

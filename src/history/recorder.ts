@@ -127,12 +127,13 @@ export class HistoryRecorder {
    * pool has stopped, so the workers' last events are in. Calling it again returns the same
    * history.
    */
-  finish(result: { drained: boolean }): Promise<History> {
-    this.finishing ??= this.read(result.drained);
+  finish(result: { drained: boolean; cut?: boolean }): Promise<History> {
+    this.finishing ??= this.read(result.drained, result.cut === true);
     return this.finishing;
   }
 
-  private async read(drained: boolean): Promise<History> {
+  /** `cut`: the run was interrupted; the history gets no `end` event, so it reads as cut. */
+  private async read(drained: boolean, cut: boolean): Promise<History> {
     const { audit, effects, now } = await withRunClient(this.options.database, async (c) => ({
       audit: await readAuditEvents(c),
       effects: await readEffectEvents(c),
@@ -151,7 +152,7 @@ export class HistoryRecorder {
     // The end is the last event by definition; a worker event placed a hair later by the clock
     // offset's uncertainty must not put it anywhere else.
     const last = events.length === 0 ? now : events[events.length - 1]!.t;
-    events.push({ type: 'end', t: Math.max(now, last), drained });
+    if (!cut) events.push({ type: 'end', t: Math.max(now, last), drained });
     return { header: this.header, events };
   }
 

@@ -54,10 +54,12 @@ export async function waitForDrain(
   adapter: QueueAdapter,
   timeoutMs: number,
   pollMs = 100,
+  signal?: AbortSignal,
 ): Promise<void> {
   await withRunClient(database, async (client) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      signal?.throwIfAborted();
       const left = await unfinishedJobs(client, adapter);
       if (left === 0) return;
       if (Date.now() > deadline) {

@@ -34,6 +34,14 @@ export function renderSummary(verdict: VerdictFile): string {
       `leaseproof ${md(env.leaseproof)}, PostgreSQL ${md(env.postgres)}, ` +
       `Toxiproxy ${md(env.toxiproxy)}, Node.js ${md(env.node)}` +
       `${env.provider === null ? '' : `, ${md(env.provider)} environment`}.`,
+    ...(verdict.interrupted === null
+      ? []
+      : [
+          '',
+          `**Interrupted by ${md(verdict.interrupted)}**: the last scenario's history was cut ` +
+            'where the run stopped (judged on what was recorded), and the scenarios after it did ' +
+            'not run.',
+        ]),
     '',
     '## Verdict',
     '',

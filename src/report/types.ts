@@ -42,6 +42,11 @@ export interface RunReport {
   environment?: RunEnvironment;
   /** The scenarios, in the order they ran. */
   scenarios: ScenarioRun[];
+  /**
+   * Why the run stopped before its end (`SIGINT`, `SIGTERM`): its last scenario's history is
+   * cut, and the scenarios after it did not run.
+   */
+  interrupted?: string | undefined;
 }
 
 /** The files of one scenario in a run's folder. */

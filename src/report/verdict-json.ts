@@ -41,6 +41,7 @@ export function buildVerdict(run: RunReport, names: readonly ScenarioNames[]): V
     verdict: worstVerdict(scenarios.map((s) => s.verdict)),
     environment: environment(run),
     scenarios,
+    interrupted: run.interrupted ?? null,
   };
 }
 

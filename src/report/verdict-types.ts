@@ -113,4 +113,6 @@ export interface VerdictFile {
   environment: VerdictEnvironment;
   /** The scenarios, in the order they ran. */
   scenarios: ScenarioVerdict[];
+  /** What interrupted the run (`SIGINT`, `SIGTERM`), or null when it ran to its end. */
+  interrupted: string | null;
 }

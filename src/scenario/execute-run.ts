@@ -66,10 +66,22 @@ export interface RunProgress {
 
 /** What a run produced. */
 export interface RunOutcome {
-  /** The history, on the database clock, ending with an `end` event. */
+  /** The history, on the database clock; it ends with an `end` event unless interrupted. */
   history: History;
   /** Whether every job finished before the drain timeout. */
   drained: boolean;
+  /** Whether `signal` cut the run short: the history is what was recorded until then. */
+  interrupted: boolean;
+}
+
+/** How a run may be cut short. */
+export interface RunControl {
+  /**
+   * Aborting it (Ctrl-C) ends the fault timeline and the drain at once; faults are healed, the
+   * workers stopped, and the history recorded so far is read and returned without an `end`
+   * event — a cut history, judged on what was recorded and reported as incomplete.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -81,7 +93,10 @@ export async function executeRun(
   env: StartedEnvironment,
   plan: RunPlan,
   onProgress?: (progress: RunProgress) => void,
+  control: RunControl = {},
 ): Promise<RunOutcome> {
+  const { signal } = control;
+  signal?.throwIfAborted();
   const jobsTotal = plan.plans.length;
   const active = new Set<string>();
   let phase: RunProgress['phase'] = 'setup';
@@ -131,12 +146,19 @@ export async function executeRun(
     const enqueueAtRate = async (perSecond: number): Promise<void> => {
       const started = performance.now();
       for (const [i, spec] of specs.entries()) {
-        await sleep(Math.max(0, (i * 1000) / perSecond - (performance.now() - started)));
+        await sleep(
+          Math.max(0, (i * 1000) / perSecond - (performance.now() - started)),
+          undefined,
+          {
+            signal,
+          },
+        );
         const [id] = await withRunClient(database, (c) => adapter.enqueue(c, [spec]));
         if (id !== undefined) await recorder.recordJobs([id], [plan.plans[i] ?? []]);
       }
     };
     let drained = false;
+    let interrupted = false;
     // Progress is read from the queue's own table, as the drain is: what the database says.
     const ticker = onProgress
       ? setInterval(() => {
@@ -163,16 +185,24 @@ export async function executeRun(
       };
       phase = 'faults';
       tell();
+      // Each part stops by itself on an abort (its sleeps reject), so that nothing — no fault,
+      // no enqueue — is still under way when the heal and the pool stop below run.
       await Promise.all([
-        runTimeline(ctx, plan.faults, () => pool.release()),
+        runTimeline(ctx, plan.faults, () => pool.release(), signal),
         rate === undefined ? undefined : enqueueAtRate(rate),
       ]);
       phase = 'drain';
       tell();
-      drained = await waitForDrain(database, adapter, plan.drainTimeoutMs).then(
+      drained = await waitForDrain(database, adapter, plan.drainTimeoutMs, 100, signal).then(
         () => true,
-        () => false,
+        (error: unknown) => {
+          if (signal?.aborted === true) throw error;
+          return false;
+        },
       );
+    } catch (error) {
+      if (!(signal?.aborted === true && isAbort(error))) throw error;
+      interrupted = true;
     } finally {
       clearInterval(ticker);
       // Standing conditions (a clock fault without `for`) end with the run, not the timeline.
@@ -183,7 +213,8 @@ export async function executeRun(
     jobsDone = drained ? jobsTotal : jobsDone;
     tell();
     recorder.recordWorkerEvents(pool.events());
-    return { history: await recorder.finish({ drained }), drained };
+    const history = await recorder.finish({ drained, cut: interrupted });
+    return { history, drained, interrupted };
   } finally {
     await database.drop();
   }
@@ -204,29 +235,39 @@ export async function runTimeline(
   ctx: NemesisContext,
   faults: TimedFault[],
   begin: () => void = () => undefined,
+  signal?: AbortSignal,
 ): Promise<void> {
   try {
     for (const { atMs, fault } of faults) if (atMs <= 0) await fault.start(ctx);
     begin();
     const started = performance.now();
-    await Promise.all(
+    // allSettled, not all: on an abort every branch must have stopped (no fault may start after
+    // the heal below) before this returns.
+    const ends = await Promise.allSettled(
       faults.map(async ({ atMs, forMs, fault }) => {
         if (atMs > 0) {
-          await sleep(Math.max(0, atMs - (performance.now() - started)));
+          await sleep(Math.max(0, atMs - (performance.now() - started)), undefined, { signal });
           await fault.start(ctx);
         }
         if (forMs !== undefined) {
-          await sleep(forMs);
+          await sleep(forMs, undefined, { signal });
           await fault.heal(ctx);
         }
       }),
     );
+    const failed = ends.find((e) => e.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   } finally {
     await healAll(
       ctx,
       faults.filter((f) => f.forMs !== undefined),
     );
   }
+}
+
+/** Whether `error` is an abort (the signal's reason, or a timer's AbortError). */
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
 }
 
 /** Heals these faults and every proxy (idempotent: a healed fault is not healed twice). */

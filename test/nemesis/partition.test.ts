@@ -116,6 +116,57 @@ describe('partition modes and directions, statement by statement', () => {
   }
 });
 
+describe('overlapping partitions of one worker', () => {
+  let run: QueueRun;
+  beforeAll(async () => {
+    run = await startQueueRun(env, { queue: 'reference', workers: 2, lease: LEASE, plans: [] });
+  });
+  afterAll(async () => {
+    await run?.[Symbol.asyncDispose]();
+  });
+
+  // Explore draws these; Toxiproxy refused the second toxic of a shared name with HTTP 409.
+  for (const mode of ['blackhole', 'reset', 'down'] as const) {
+    it(`${mode}: both start, and w1 stays cut off until the last of them heals`, async () => {
+      const { ctx, records } = nemesisContext(env, run.pool);
+      const spec = {
+        kind: 'partition' as const,
+        atMs: 0,
+        workers: ['w1'],
+        mode,
+        direction: 'both' as const,
+      };
+      const [first] = createFault(spec);
+      const [second] = createFault(spec);
+      const reaches = async (): Promise<boolean> => {
+        const attempt = connect(run.pool.proxy('w1').urlFor(run.database), 600).then(
+          async (client) => {
+            await client.query('SELECT 1');
+            await client.end();
+            return true;
+          },
+        );
+        const result = await within(
+          attempt.catch(() => false),
+          900,
+        );
+        return result.done && result.value;
+      };
+      await first!.fault.start(ctx);
+      await second!.fault.start(ctx);
+      try {
+        await first!.fault.heal(ctx);
+        expect(await reaches()).toBe(false);
+      } finally {
+        await second!.fault.heal(ctx);
+        await first!.fault.heal(ctx);
+      }
+      expect(await reaches()).toBe(true);
+      expect(records.map((r) => r.phase)).toEqual(['start', 'start', 'end', 'end']);
+    });
+  }
+});
+
 describe('a partitioned worker in a real run', () => {
   it("stops completing statements while the other worker's keep completing, and resumes after", async () => {
     await using run = await startQueueRun(env, {

@@ -23,6 +23,7 @@ const FILE_KEYS = {
   verdict: true,
   environment: true,
   scenarios: true,
+  interrupted: true,
 } satisfies Record<keyof VerdictFile, true>;
 const ENVIRONMENT_KEYS = {
   provider: true,

@@ -1,0 +1,29 @@
+import { EnvironmentError } from '../errors.js';
+
+/**
+ * An error of the Toxiproxy API (an axios error from toxiproxy-node-client: "Request failed
+ * with status code 409") as a sentence that says what the harness was doing, which proxy, and
+ * what Toxiproxy answered — never a bare HTTP status.
+ */
+export function toxiproxyFailure(what: string, error: unknown): EnvironmentError {
+  const response = (error as { response?: { status?: unknown; data?: unknown } } | null)?.response;
+  const status = typeof response?.status === 'number' ? response.status : undefined;
+  const data = response?.data;
+  const said =
+    typeof data === 'object' && data !== null && 'error' in data
+      ? String((data).error)
+      : typeof data === 'string' && data.length > 0 && data.length < 300
+        ? data.trim()
+        : undefined;
+  const answer =
+    status === undefined
+      ? ''
+      : `: Toxiproxy answered HTTP ${status}${said === undefined ? '' : ` "${said}"`}`;
+  return new EnvironmentError(`could not ${what}${answer}`, { cause: error });
+}
+
+/** Whether `error` is Toxiproxy's answer with HTTP `status`. */
+export function isToxiproxyStatus(error: unknown, status: number): boolean {
+  const response = (error as { response?: { status?: unknown } } | null)?.response;
+  return response?.status === status || String(error).includes(`status code ${status}`);
+}

