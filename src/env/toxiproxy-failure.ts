@@ -11,7 +11,7 @@ export function toxiproxyFailure(what: string, error: unknown): EnvironmentError
   const data = response?.data;
   const said =
     typeof data === 'object' && data !== null && 'error' in data
-      ? String((data).error)
+      ? String(data.error)
       : typeof data === 'string' && data.length > 0 && data.length < 300
         ? data.trim()
         : undefined;

@@ -3,6 +3,7 @@ import { withRunClient } from '../pool/queue-database.js';
 import type { JobSpec, QueueAdapter } from '../queue/types.js';
 import { EFFECTS_DDL } from '../worker/effects.js';
 import { installAuditTrigger } from './audit-trigger.js';
+import { adapterDeadline, adapterLoadTimeoutMs } from '../queue/adapter-deadline.js';
 
 /**
  * `prepareQueue` with the audit trigger: sets up the queue's schema and the effects table,
@@ -15,9 +16,15 @@ export async function prepareAuditedQueue(
   jobs: JobSpec[],
 ): Promise<string[]> {
   return withRunClient(database, async (client) => {
-    await adapter.setup(client);
+    const name = `queue adapter "${adapter.name}"`;
+    await adapterDeadline(adapter.setup(client), adapterLoadTimeoutMs(), `${name}: setup()`);
     await client.query(EFFECTS_DDL);
     await installAuditTrigger(client, adapter.audit);
-    return jobs.length === 0 ? [] : adapter.enqueue(client, jobs);
+    if (jobs.length === 0) return [];
+    return adapterDeadline(
+      adapter.enqueue(client, jobs),
+      adapterLoadTimeoutMs(),
+      `${name}: enqueue() of ${jobs.length} job(s)`,
+    );
   });
 }

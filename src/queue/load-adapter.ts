@@ -3,6 +3,7 @@ import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { QueueAdapter } from './types.js';
 import { AdapterError } from './adapter-error.js';
+import { adapterDeadline, adapterLoadTimeoutMs } from './adapter-deadline.js';
 import { assertQueueAdapter } from './validate-adapter.js';
 import { builtInQueue, queueNames } from './registry.js';
 
@@ -40,13 +41,21 @@ export async function loadQueueAdapter(
   const cwd = options.cwd ?? process.cwd();
   const file = resolve(cwd, nameOrPath);
   await checkFile(file, nameOrPath, cwd);
-  const module = await importFile(file);
+  const module = await adapterDeadline(
+    importFile(file),
+    adapterLoadTimeoutMs(),
+    `importing queue adapter file ${file} (a top-level await that never settles?)`,
+  );
   const [exportName, exported] = pickExport(module, file);
   const which = exportName === 'default' ? 'default export' : `export "${exportName}"`;
   const source = `queue adapter file ${file} (${which})`;
   const adapter =
     typeof exported === 'function'
-      ? await callFactory(exported as (...args: unknown[]) => unknown, source)
+      ? await adapterDeadline(
+          callFactory(exported as (...args: unknown[]) => unknown, source),
+          adapterLoadTimeoutMs(),
+          `the factory of ${source}`,
+        )
       : exported;
   assertQueueAdapter(adapter, source);
   return adapter;

@@ -2,6 +2,7 @@
 // over a connection of its own, so nothing the handler's event loop does can delay a beat.
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadQueueAdapter } from '../queue/load-adapter.js';
+import { adapterDeadline } from '../queue/adapter-deadline.js';
 import type { QueueContext } from '../queue/types.js';
 import { ResilientConnection } from './connection.js';
 import { HeartbeatCore } from './heartbeat-core.js';
@@ -43,7 +44,13 @@ port.on('message', (message: ToHeartbeatThread) => {
       core = new HeartbeatCore(
         claim,
         config.lease,
-        (c) => adapter.extend(connection, c, ctx),
+        // Bounded like the worker's other queue calls (worker-main.ts): a hung extend is `info`.
+        (c) =>
+          adapterDeadline(
+            adapter.extend(connection, c, ctx),
+            2 * (config.statementTimeoutMs ?? config.lease.durationMs) + 1_000,
+            `queue adapter "${adapter.name}": extend()`,
+          ),
         (event) => post({ type: 'event', event }),
         (reason) => post({ type: 'lost', token: claim.token, reason }),
         message.claimedAtAbs - performance.timeOrigin,

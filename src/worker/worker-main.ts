@@ -9,6 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadQueueAdapter } from '../queue/load-adapter.js';
+import { adapterDeadline } from '../queue/adapter-deadline.js';
 import { workerBehaviourOf } from '../queue/worker-behaviour.js';
 import type { Claim, QueueAdapter, QueueContext } from '../queue/types.js';
 import { ResilientConnection } from './connection.js';
@@ -84,6 +85,12 @@ const queueConnection = new ResilientConnection(
   config.statementTimeoutMs ?? config.lease.durationMs,
 );
 const effects = new EffectRecorder(config.effectsUrl, config.workerId);
+// A queue call that never settles (an adapter awaiting something other than its statement,
+// which the connection's statement timeout bounds) becomes an `info` outcome naming the call,
+// instead of a worker stuck for the rest of the run.
+const callBoundMs = 2 * (config.statementTimeoutMs ?? config.lease.durationMs) + 1_000;
+const bounded = <T>(what: string, work: Promise<T>): Promise<T> =>
+  adapterDeadline(work, callBoundMs, `queue adapter "${adapter.name}": ${what}()`);
 const sink = {
   emit,
   lost: (token: string) => {
@@ -144,7 +151,7 @@ async function call(
   const { jobId, token } = claim;
   emit({ kind, phase: 'invoke', at: monotonicNow(), jobId, token });
   try {
-    const ok = await run();
+    const ok = await bounded(kind, run());
     emit({
       kind,
       phase: 'complete',
@@ -237,7 +244,7 @@ while (!stopping) {
   let claim: Claim | undefined;
   let claimFailed = false;
   try {
-    claim = await adapter.claim(queueConnection, ctx);
+    claim = await bounded('claim', adapter.claim(queueConnection, ctx));
     if (claim !== undefined) {
       emit({
         kind: 'claim',
