@@ -117,8 +117,11 @@ describe('an interrupted run', () => {
     const { child, done, started } = await midFault(file, out, env);
     const paused = workersOf(started).filter((w) => processState(w.pid) === 'T');
     expect(paused).toHaveLength(1);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
-    await done;
+    // Not `done`: that waits for the output pipes to close, and the orphans still hold them.
+    await exited;
+    void done;
     // The stopped worker cannot even notice its controller is gone; the servers live on.
     expect(isAlive(paused[0]!.pid)).toBe(true);
     const next = await finished(spawnCli(['env', 'status'], env));
