@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,24 +15,28 @@ type Condition = 'quiet' | 'loaded';
  * stopped here). The reference is correct, so every `invalid` is a false alarm; an `unknown`
  * (harness starvation, say) is honest and counted apart. Target: 0 false invalids under load.
  *
- * `npm run bench -- flake [--runs N] [--only quiet|loaded]`. Not part of the default bench run:
- * it takes most of an hour.
+ * `npm run bench -- flake [--runs N] [--only quiet|loaded] [--hogs N]`: `--hogs` busy processes
+ * instead of one per core, for a harsher load. Not part of the default bench run: it takes most
+ * of an hour.
  */
 export async function benchFlake(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { runs: { type: 'string', default: '10' }, only: { type: 'string' } },
+    options: {
+      runs: { type: 'string', default: '10' },
+      only: { type: 'string' },
+      hogs: { type: 'string', default: String(availableParallelism()) },
+    },
   });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: expected a positive integer`);
+  const hogs = Number(values.hogs);
+  if (!Number.isInteger(hogs) || hogs < 1) throw new Error(`--hogs: expected a positive integer`);
   const conditions: Condition[] =
     values.only === 'quiet' || values.only === 'loaded' ? [values.only] : ['quiet', 'loaded'];
   const files = await scenarioFiles('scenarios');
   for (const condition of conditions) {
-    const hog =
-      condition === 'loaded'
-        ? await StartedCpuHog.start({ processes: availableParallelism() })
-        : undefined;
+    const hog = condition === 'loaded' ? await StartedCpuHog.start({ processes: hogs }) : undefined;
     try {
       let invalidRuns = 0;
       let unknownRuns = 0;
@@ -65,6 +69,11 @@ export async function benchFlake(argv: string[]): Promise<void> {
           scenarios: result.outcomes.length,
           unknown: unknown.length,
           wallS: Math.round(wall[wall.length - 1]! * 10) / 10,
+          starvedEvents: await starvedEventsOf(result.paths.scenarios.map((p) => p.history)),
+          excused: result.outcomes.reduce(
+            (n, o) => n + o.result.results.reduce((m, r) => m + (r.counts.starved ?? 0), 0),
+            0,
+          ),
           ...(invalid.length > 0 && { invalid }),
           ...(unknown.length > 0 && { unknownWhy: unknown }),
           report: result.dir,
@@ -84,4 +93,14 @@ export async function benchFlake(argv: string[]): Promise<void> {
       await hog?.stop();
     }
   }
+}
+
+/** How many `starved` events the histories hold: how much starvation the probes saw. */
+async function starvedEventsOf(files: string[]): Promise<number> {
+  let n = 0;
+  for (const file of files) {
+    const text = await readFile(file, 'utf8');
+    n += text.split('\n').filter((line) => line.includes('"kind":"starved"')).length;
+  }
+  return n;
 }

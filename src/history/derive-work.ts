@@ -20,7 +20,11 @@ export function applyWorkerEvent(s: DerivationState, i: number, e: WorkerHistory
   if (e.kind === 'starved') return;
   const worker = s.workerOf(e.worker);
   if (Number.isNaN(worker.firstT)) worker.firstT = e.t;
-  if (!Number.isNaN(worker.downSince)) {
+  // Nor does a claim that failed: after a database restart the first attempts are refused
+  // ("the database system is starting up") while the worker reconnects. Every failed claim
+  // drops the connection, so the next attempt that reaches the database says `connect` first.
+  const stillCut = e.kind === 'claim' && e.outcome === 'info';
+  if (!Number.isNaN(worker.downSince) && !stillCut) {
     // A worker that speaks is up again (a crashed worker restarted).
     worker.down.push(worker.downSince, e.t);
     worker.downSince = NaN;

@@ -64,6 +64,8 @@ export function workerHistoryEvent(
       };
     case 'stall':
       return { ...base, detail: `${event.ms}ms` };
+    case 'connect':
+      return base;
     case 'starved':
       return {
         ...base,

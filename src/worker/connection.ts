@@ -24,6 +24,12 @@ export class ResilientConnection implements SqlClient {
     private readonly url: string,
     private readonly applicationName: string,
     private readonly timeoutMs: number,
+    /**
+     * Called each time a connection is established. A worker reports it: after a fault, a
+     * worker is back at work when it reaches the database again, not when its first attempt
+     * failed (see `derive-work.ts`).
+     */
+    private readonly onConnect: () => void = () => undefined,
   ) {}
 
   async query<R extends Record<string, unknown> = Record<string, unknown>>(
@@ -72,6 +78,7 @@ export class ResilientConnection implements SqlClient {
         throw error;
       }
       this.client = client;
+      this.onConnect();
       return client;
     })().finally(() => (this.connecting = undefined));
     return this.connecting;

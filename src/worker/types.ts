@@ -103,6 +103,8 @@ export type WorkerEvent =
   | { kind: 'unit'; at: number; jobId: string; token: string; unit: number; effect: boolean }
   | { kind: 'effect'; at: number; jobId: string; token: string; unit: number; recorded: boolean }
   | { kind: 'stall'; at: number; ms: number }
+  /** The queue connection was re-established: the worker can reach the database again. */
+  | { kind: 'connect'; at: number }
   /**
    * A probe tick that found its thread kept from running for `ms` (its run-queue wait, capped
    * by how late the tick was); `at` is when the tick finally ran, the end of that window.

@@ -79,10 +79,16 @@ const ctx: QueueContext = {
   lease: config.lease,
   workerNow: () => Date.now(),
 };
+let reconnecting = false;
 const queueConnection = new ResilientConnection(
   config.databaseUrl,
   config.workerId,
   config.statementTimeoutMs ?? config.lease.durationMs,
+  // Reconnections only: the first connection is part of getting `ready`.
+  () => {
+    if (reconnecting) emit({ kind: 'connect', at: monotonicNow() });
+    reconnecting = true;
+  },
 );
 const effects = new EffectRecorder(config.effectsUrl, config.workerId);
 // A queue call that never settles (an adapter awaiting something other than its statement,

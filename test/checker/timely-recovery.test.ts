@@ -41,6 +41,28 @@ describe('timely-recovery (I8)', () => {
     expect(result.stats?.stallMs).toMatchObject({ count: 1, max: 595 });
   });
 
+  // A database restart: w1's claim expires during it; once it is over, w2's first claim is
+  // refused ("starting up") and w2 reconnects before it can claim.
+  function afterRestart(connectAt: number) {
+    const b = new HistoryBuilder();
+    b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1);
+    b.fault('db-restart', 'db', 50, 300);
+    b.say('w1', 301, 'claim', { outcome: 'info', detail: 'the database system is starting up' });
+    b.say('w2', 302, 'claim', { outcome: 'info', detail: 'the database system is starting up' });
+    b.say('w2', connectAt, 'connect');
+    b.grant('1', 'w2', 'b', 385).unit('1', 'w2', 'b', 0, 386, 400).ack('1', 'w2', 410, 'b');
+    b.say('w1', 390, 'connect');
+    return b.end(500).build();
+  }
+
+  it('counts a worker free after a fault from when it reaches the database, not its failed claim', () => {
+    expect(check(timelyRecovery, afterRestart(380)).valid).toBe('valid');
+    // Reconnected at +310 and still 75 ms without claiming the expired job: slow.
+    const slow = check(timelyRecovery, afterRestart(310));
+    expect(slow.valid).toBe('invalid');
+    expect(slow.evidence[0]?.message).toMatch(/while w2 was free from \+310ms to \+385/);
+  });
+
   it('passes re-claims within the poll interval', () => {
     expect(check(timelyRecovery, cleanRecoveryAfterPause()).valid).toBe('valid');
     expect(check(timelyRecovery, expiryWithoutFault()).valid).toBe('valid');

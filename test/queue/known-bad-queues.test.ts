@@ -20,7 +20,7 @@ import { granted, useEnvironment } from './lease-semantics.js';
 import {
   LEASE,
   context,
-  openQueueDb,
+  withQueueDb,
   outlive,
   readLease,
   transaction,
@@ -31,17 +31,10 @@ const HOUR = 3_600_000;
 const env = useEnvironment();
 
 /** Runs `fn` with a fresh database set up for `q`, closed afterwards. */
-async function withQueue<T>(
+const withQueue = <T>(
   q: QueueAdapter,
   fn: (client: (workerId: string) => Promise<pg.Client>) => Promise<T>,
-): Promise<T> {
-  const queue = await openQueueDb(env(), q);
-  try {
-    return await fn((workerId) => queue.client(workerId));
-  } finally {
-    await queue.close();
-  }
-}
+): Promise<T> => withQueueDb(env(), q, fn);
 
 describe('each variant differs from the reference in one respect only', () => {
   interface Statement {

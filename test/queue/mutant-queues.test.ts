@@ -22,22 +22,16 @@ import { CHECKER_NAMES } from '../../src/checker/index.js';
 import { builtInQueue } from '../../src/queue/registry.js';
 import type { QueueAdapter, SqlClient } from '../../src/queue/types.js';
 import { granted, useEnvironment } from './lease-semantics.js';
-import { LEASE, context, openQueueDb, outlive, readLease, transaction } from './queue-db.js';
+import { LEASE, context, withQueueDb, outlive, readLease, transaction } from './queue-db.js';
 
 const HOUR = 3_600_000;
 const env = useEnvironment();
 
-async function withQueue<T>(
+/** Runs `fn` with a fresh database set up for `q`, closed afterwards. */
+const withQueue = <T>(
   q: QueueAdapter,
   fn: (client: (workerId: string) => Promise<pg.Client>) => Promise<T>,
-): Promise<T> {
-  const queue = await openQueueDb(env(), q);
-  try {
-    return await fn((workerId) => queue.client(workerId));
-  } finally {
-    await queue.close();
-  }
-}
+): Promise<T> => withQueueDb(env(), q, fn);
 
 describe('the catalogue', () => {
   it('names, for every variant, a real checker and a built-in queue', () => {

@@ -136,3 +136,20 @@ async function connectAs(url: string, workerId: string): Promise<pg.Client> {
   await client.connect();
   return client;
 }
+
+/**
+ * Runs `fn` against a fresh database set up for `adapter` (see `openQueueDb`), handing it the
+ * per-worker connections; closes and drops everything afterwards, also when `fn` throws.
+ */
+export async function withQueueDb<T>(
+  env: StartedEnvironment,
+  adapter: QueueAdapter,
+  fn: (client: (workerId: string) => Promise<pg.Client>) => Promise<T>,
+): Promise<T> {
+  const queue = await openQueueDb(env, adapter);
+  try {
+    return await fn((workerId) => queue.client(workerId));
+  } finally {
+    await queue.close();
+  }
+}
