@@ -4,10 +4,10 @@
  * A worker is free while it is
  * - alive: it has spoken (its first event, normally `ready`) and has not crashed or exited since
  *   (a crashed worker is down until it speaks again, i.e. until its restart says `ready`);
- * - idle: not between the grant of one of its claims and the last thing that happened under that
- *   claim once it let go of it (the answer to its ack or fail, its abort); a claim it never let
- *   go of keeps it busy until it claims again or goes down — a unit emits nothing while it runs,
- *   so silence is no sign of idleness;
+ * - idle: not between sending one of its claims (or, where the send is not known, its grant) and
+ *   the last thing that happened under that claim once it let go of it (the answer to its ack or
+ *   fail, its abort); a claim it never let go of keeps it busy until it claims again or goes
+ *   down — a unit emits nothing while it runs, so silence is no sign of idleness;
  * - unhindered: under no fault, on itself or on the database, other than a clock skew (which a
  *   correct queue does not notice).
  * A worker that stays free for a whole poll interval has polled at least once in it, and got
@@ -43,7 +43,10 @@ function freeOf(derived: DerivedHistory, worker: DerivedWorker): FreeIntervals {
         }
       }
     }
-    blocked.push(claim.grantT, Math.max(busyUntil, claim.lastActivityT));
+    // Busy from the moment it sent the claim: a database slow to start the statement (just
+    // restarted, starved of CPU) is not a worker idling while a job waits.
+    const busyFrom = claim.sentT < claim.grantT ? claim.sentT : claim.grantT;
+    blocked.push(busyFrom, Math.max(busyUntil, claim.lastActivityT));
   }
   for (const target of [worker.id, 'db']) {
     for (const f of derived.faultsByTarget.get(target) ?? []) {

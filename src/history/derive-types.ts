@@ -49,6 +49,12 @@ export class DerivedClaim {
   /** Latest time anything happened under this claim. */
   lastActivityT: number;
   /**
+   * When its worker sent the claim statement (its `claim` event's `invokedT`), or NaN: from then
+   * on the worker was busy getting this job, however long the database took to start the
+   * statement.
+   */
+  sentT = NaN;
+  /**
    * Whether its worker is known to have let go of it: the answer to its ack or fail arrived,
    * its own ack or fail committed, or its handler aborted. A claim never let go of (its worker
    * crashed mid-unit, say) keeps the worker busy until it claims again or goes down.

@@ -78,6 +78,7 @@ function attach(s: DerivationState, i: number, claim: DerivedClaim): void {
   if (e.kind === 'abort' || ((e.kind === 'ack' || e.kind === 'fail') && e.phase === 'complete')) {
     claim.released = true;
   }
+  if (e.kind === 'claim' && e.invokedT !== undefined) claim.sentT = e.invokedT;
   if (e.kind === 'unit' || e.kind === 'abort') claim.work.push(i);
   else if (
     claim.reportedLost < 0 &&

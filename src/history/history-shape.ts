@@ -93,6 +93,7 @@ const EVENTS: Record<HistoryEvent['type'], Shape> = {
     unit: optional(number),
     detail: optional(string),
     thread: optional(oneOf('main', 'heartbeat')),
+    invokedT: optional(number),
     ms: optional(number),
   },
   nemesis: {

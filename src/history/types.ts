@@ -118,6 +118,8 @@ export interface WorkerHistoryEvent {
   unit?: number;
   /** A reason or error message. */
   detail?: string;
+  /** For a `claim`: when its statement was sent (database clock); it is reported once answered. */
+  invokedT?: number;
   /** For `starved` events: which thread of the worker was kept from running. */
   thread?: 'main' | 'heartbeat';
   /** For `starved` events: for how long, ms, ending at `t`. */

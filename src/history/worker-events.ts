@@ -33,6 +33,7 @@ export function workerHistoryEvent(
         ...base,
         phase: 'complete',
         outcome: event.outcome,
+        ...(event.sentAt !== undefined && { invokedT: event.sentAt - clockOffsetMs }),
         ...(event.jobId !== undefined && { job: event.jobId }),
         ...(event.token !== undefined && { token: event.token }),
         ...(event.error !== undefined && { detail: event.error }),

@@ -30,15 +30,16 @@ const ctx: QueueContext = {
   workerNow: () => Date.now(),
 };
 let core: HeartbeatCore | undefined;
-// This thread's own probe: the heartbeat is what a starved CPU costs first.
+// This thread's own probe: the heartbeat is what a starved CPU costs first. It starts with the
+// first claim, so a worker's first word is still `ready`.
 const probe = new StarvationProbe('heartbeat', config.starvation ?? DEFAULT_STARVATION, (event) =>
   post({ type: 'event', event }),
 );
-probe.start();
 
 port.on('message', (message: ToHeartbeatThread) => {
   switch (message.type) {
     case 'start': {
+      probe.start();
       core?.stop();
       const { claim } = message;
       core = new HeartbeatCore(

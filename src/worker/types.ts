@@ -83,6 +83,8 @@ export type WorkerEvent =
   | {
       kind: 'claim';
       at: number;
+      /** When the claim statement was sent (a claim is reported only once answered). */
+      sentAt?: number;
       outcome: Outcome;
       jobId?: string;
       token?: string;

@@ -136,10 +136,6 @@ process.on('message', (message: ControlMessage) => {
   }
 });
 await heartbeat.ready();
-// Measures how long the machine keeps this thread from running, so a verdict can tell the
-// harness's load from the queue's fault (see starvation-probe.ts).
-const probe = new StarvationProbe('main', config.starvation ?? DEFAULT_STARVATION, emit);
-probe.start();
 // Both connections are opened before the worker says it is ready: a scenario's fault times
 // count from "workers ready", and a fault at 200 ms must find a worker holding a job, not one
 // still in its TCP handshake and SCRAM exchange (hundreds of ms on a loaded two-core machine).
@@ -147,6 +143,10 @@ probe.start();
 // after any fault.
 await Promise.all([queueConnection.query('SELECT 1').catch(() => undefined), effects.connect()]);
 emit({ kind: 'ready', at: monotonicNow(), pid: process.pid });
+// Measures how long the machine keeps this thread from running, so a verdict can tell the
+// harness's load from the queue's fault (see starvation-probe.ts).
+const probe = new StarvationProbe('main', config.starvation ?? DEFAULT_STARVATION, emit);
+probe.start();
 
 /** Runs a queue call, emitting invoke and complete with its outcome. */
 async function call(
@@ -255,6 +255,7 @@ while (!stopping) {
       emit({
         kind: 'claim',
         at: monotonicNow(),
+        sentAt,
         outcome: 'ok',
         jobId: claim.jobId,
         token: claim.token,

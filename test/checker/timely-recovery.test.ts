@@ -7,7 +7,7 @@ import {
   lateReclaimNoFreeWorker,
   lateReclaimWhileWorkerFree,
 } from './fixtures/anomalies.js';
-import { HistoryBuilder } from './fixtures/history-builder.js';
+import { HistoryBuilder, T0 } from './fixtures/history-builder.js';
 import { check } from './support.js';
 
 describe('timely-recovery (I8)', () => {
@@ -61,6 +61,32 @@ describe('timely-recovery (I8)', () => {
     const slow = check(timelyRecovery, afterRestart(310));
     expect(slow.valid).toBe('invalid');
     expect(slow.evidence[0]?.message).toMatch(/while w2 was free from \+310ms to \+385/);
+  });
+
+  it('counts a worker busy from when it sent the claim, however late the database started it', () => {
+    // w2 reconnects at +310 and sends its claim at +312; the database, just restarted, starts
+    // the statement only at +385.
+    const b = new HistoryBuilder();
+    b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1);
+    b.fault('db-restart', 'db', 50, 300);
+    b.say('w2', 310, 'connect');
+    b.grant('1', 'w2', 'b', 385);
+    b.say('w2', 386, 'claim', {
+      phase: 'complete',
+      outcome: 'ok',
+      job: '1',
+      token: 'b',
+      invokedT: T0 + 312,
+    });
+    b.unit('1', 'w2', 'b', 0, 386, 400).ack('1', 'w2', 410, 'b');
+    b.say('w1', 390, 'connect');
+    const history = b.end(500).build();
+    expect(check(timelyRecovery, history).valid).toBe('valid');
+    // Without the send time, the same history reads as 75 ms of idling.
+    for (const e of history.events) if (e.type === 'worker') delete e.invokedT;
+    expect(check(timelyRecovery, { ...history, events: [...history.events] }).valid).toBe(
+      'invalid',
+    );
   });
 
   it('passes re-claims within the poll interval', () => {
