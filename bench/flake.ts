@@ -15,8 +15,9 @@ type Condition = 'quiet' | 'loaded';
  * stopped here). The reference is correct, so every `invalid` is a false alarm; an `unknown`
  * (harness starvation, say) is honest and counted apart. Target: 0 false invalids under load.
  *
- * `npm run bench -- flake [--runs N] [--only quiet|loaded] [--hogs N]`: `--hogs` busy processes
- * instead of one per core, for a harsher load. Not part of the default bench run: it takes most
+ * `npm run bench -- flake [--runs N] [--only quiet|loaded] [--hogs N] [--scenario name …]`:
+ * `--hogs` busy processes instead of one per core, for a harsher load; `--scenario` only these
+ * scenarios of the suite (to chase one false alarm). Not part of the default bench run: it takes most
  * of an hour.
  */
 export async function benchFlake(argv: string[]): Promise<void> {
@@ -26,6 +27,7 @@ export async function benchFlake(argv: string[]): Promise<void> {
       runs: { type: 'string', default: '10' },
       only: { type: 'string' },
       hogs: { type: 'string', default: String(availableParallelism()) },
+      scenario: { type: 'string', multiple: true },
     },
   });
   const runs = Number(values.runs);
@@ -34,7 +36,11 @@ export async function benchFlake(argv: string[]): Promise<void> {
   if (!Number.isInteger(hogs) || hogs < 1) throw new Error(`--hogs: expected a positive integer`);
   const conditions: Condition[] =
     values.only === 'quiet' || values.only === 'loaded' ? [values.only] : ['quiet', 'loaded'];
-  const files = await scenarioFiles('scenarios');
+  const wanted = values.scenario;
+  const files = (await scenarioFiles('scenarios')).filter(
+    (file) => wanted === undefined || wanted.some((name) => file.endsWith(`/${name}.yaml`)),
+  );
+  if (files.length === 0) throw new Error(`--scenario: no such scenario in scenarios/`);
   for (const condition of conditions) {
     const hog = condition === 'loaded' ? await StartedCpuHog.start({ processes: hogs }) : undefined;
     try {
