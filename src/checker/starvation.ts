@@ -71,26 +71,22 @@ function windowOf(e: WorkerHistoryEvent, index: number): StarvedWindow | undefin
   return { worker: e.worker, thread: e.thread, start: e.t - ms, end: e.t, ms, index };
 }
 
-/** Unexplained starvation of `worker`'s `threads` within [from, to]. */
+/** Unexplained starvation of `worker` (either of its threads) within [from, to]. */
 export function starvationOn(
   derived: DerivedHistory,
   worker: string,
   from: number,
   to: number,
-  threads: ReadonlySet<StarvedWindow['thread']> = ALL_THREADS,
 ): Starvation {
   let ms = 0;
   let worst: StarvedWindow | undefined;
   for (const w of starvedWindows(derived).get(worker) ?? []) {
-    if (!threads.has(w.thread) || w.end < from || w.start > to) continue;
+    if (w.end < from || w.start > to) continue;
     ms += Math.min(to, w.end) - Math.max(from, w.start);
     if (worst === undefined || w.ms > worst.ms) worst = w;
   }
   return { ms, worst };
 }
-
-/** Both threads. */
-export const ALL_THREADS: ReadonlySet<StarvedWindow['thread']> = new Set(['main', 'heartbeat']);
 
 /** The sentence an excused verdict carries: "harness starved: worker w2's heartbeat thread …". */
 export function starvedReason(derived: DerivedHistory, w: StarvedWindow): string {
