@@ -24,6 +24,7 @@ import {
   faultsDuring,
 } from './evidence.js';
 import { FROZEN_KINDS, coveredMs } from './fault-windows.js';
+import { noExtensionWhy } from './no-extension.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
 import { StarvedVerdicts, starvationOn } from './starvation.js';
@@ -92,12 +93,20 @@ export const boundedZombie: Checker = {
       if (!judged) counts.unjudged += 1;
       windows.push(lastAfter - lostAt);
     }
+    // Without a heartbeat the bound has no first term: the windows are reported, not judged.
+    const noHeartbeat = noExtensionWhy(
+      history,
+      'the watchdog bound is one heartbeat period + one unit, and there is no heartbeat; ' +
+        `the zombie windows are reported (${counts.zombies}), not judged`,
+    );
     return toResult(META, options, {
-      violations,
+      violations: noHeartbeat === undefined ? violations : new EvidenceLog(0),
       counts,
       stats: { zombieWindowMs: distribution(windows) },
       warnings: historyWarnings(derived),
-      ...(unknownWhyOf(counts.unjudged, starved) ?? {}),
+      ...(noHeartbeat !== undefined
+        ? { unknownWhy: noHeartbeat }
+        : (unknownWhyOf(counts.unjudged, starved) ?? {})),
     });
   },
 };

@@ -24,6 +24,7 @@ import {
   faultsDuring,
 } from './evidence.js';
 import { LEASE_LOSING_KINDS, faultsOn } from './fault-windows.js';
+import { noExtensionWhy } from './no-extension.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
 import { StarvedVerdicts, starvationOn } from './starvation.js';
@@ -90,6 +91,21 @@ export const explainedExpiry: Checker = {
         : [];
     const none = new EvidenceLog(0);
     const starvedWhy = starved.why();
+    const noHeartbeat = noExtensionWhy(
+      history,
+      'a job that outlasts its lease expires by design, so an expiry without a fault says ' +
+        `nothing about a heartbeat path; ${counts.unexplained} of ${counts.expired} expiries ` +
+        'had no fault on their holder (counted, not judged)',
+    );
+    if (noHeartbeat !== undefined) {
+      return toResult(META, options, {
+        violations: none,
+        counts,
+        warnings: historyWarnings(derived),
+        warningEvidence: unexplained,
+        unknownWhy: noHeartbeat,
+      });
+    }
     return toResult(META, options, {
       violations: options.strictCauses ? unexplained : none,
       counts,

@@ -57,9 +57,38 @@ export async function readAuditEvents(client: SqlClient): Promise<AuditEvent[]> 
   for (let after = '0'; ;) {
     const { rows } = await client.query<AuditRow>(SELECT, [after]);
     for (const row of rows) events.push(auditEvent(row));
-    if (rows.length < PAGE) return events;
+    if (rows.length < PAGE) return mergeMoves(events);
     after = rows[rows.length - 1]!.seq;
   }
+}
+
+/**
+ * Reads a row that one transaction deleted and inserted again under the same job id as one
+ * update: pg-boss fails and expires a job by `DELETE … RETURNING` and a re-`INSERT` of the same id
+ * (into the retry state, or the failed one). Its lease moved; the job did not end and begin
+ * again. The update takes the delete's place and time, the old image of the delete and the new
+ * image of the insert. A delete with no insert of its id in its transaction stays a delete (a
+ * queue that completes by deleting, like graphile-worker).
+ */
+export function mergeMoves(events: AuditEvent[]): AuditEvent[] {
+  const pendingDeletes = new Map<string, number>();
+  const out: AuditEvent[] = [];
+  for (const event of events) {
+    const key = `${event.xid}\u0000${event.job}`;
+    if (event.op === 'delete') {
+      pendingDeletes.set(key, out.length);
+      out.push(event);
+      continue;
+    }
+    const at = event.op === 'insert' ? pendingDeletes.get(key) : undefined;
+    if (at === undefined) {
+      out.push(event);
+      continue;
+    }
+    pendingDeletes.delete(key);
+    out[at] = { ...out[at]!, op: 'update', new: event.new };
+  }
+  return out;
 }
 
 function auditEvent(row: AuditRow): AuditEvent {

@@ -1,6 +1,6 @@
 import type { RunDatabase, StartedEnvironment } from '../env/types.js';
 import type { LeaseSettings } from '../queue/types.js';
-import type { FaultKind } from './types.js';
+import type { FaultKind, QueueTermsRecord } from './types.js';
 
 /** What a `HistoryRecorder` needs to know about the run it records. */
 export interface HistoryRecorderOptions {
@@ -22,6 +22,8 @@ export interface HistoryRecorderOptions {
   env?: Pick<StartedEnvironment, 'describe'>;
   /** Whether the scenario allows dead-lettered jobs to count as done. */
   allowDeadLetter?: boolean;
+  /** How the queue took the lease, when not plainly (see `HistoryHeader.queueTerms`). */
+  queueTerms?: QueueTermsRecord;
 }
 
 /** A fault starting or ending, timed on the controller's clock. */

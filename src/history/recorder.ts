@@ -72,6 +72,7 @@ export class HistoryRecorder {
       clockUncertaintyMs: offset.uncertaintyMs,
       startedAt,
       ...(options.allowDeadLetter !== undefined && { allowDeadLetter: options.allowDeadLetter }),
+      ...(options.queueTerms !== undefined && { queueTerms: options.queueTerms }),
     };
     return new HistoryRecorder(options, header);
   }

@@ -11,7 +11,7 @@
  * nemesis events are timed on the controller's host and moved onto the database clock with the
  * offset measured at the start of the run (`HistoryHeader.clockOffsetMs`).
  */
-import type { LeaseSettings } from '../queue/types.js';
+import type { LeaseSettings, RescaledConstant } from '../queue/types.js';
 
 /** The version of this schema; a reader refuses histories of another major version. */
 export const HISTORY_VERSION = 1;
@@ -47,6 +47,27 @@ export interface HistoryHeader {
   startedAt: number;
   /** Whether the scenario allows dead-lettered jobs to count as done (no-lost-job). */
   allowDeadLetter?: boolean;
+  /**
+   * How the queue took the scenario's lease, when not plainly: a lease rounded or a library
+   * constant rescaled (`lease` above is then what the run used), no lease extension, a
+   * background sweep the harness ran. Absent: the scenario's lease as it is, extended by
+   * heartbeats, no sweep.
+   */
+  queueTerms?: QueueTermsRecord;
+}
+
+/** See `HistoryHeader.queueTerms`. */
+export interface QueueTermsRecord {
+  /** The scenario's lease settings, before the queue's terms. */
+  requestedLease: LeaseSettings;
+  /** One sentence per change (rounding, rescaling). */
+  notes: string[];
+  /** Library constants the run replaced (time compression), each with its statement. */
+  rescaled: RescaledConstant[];
+  /** Whether the queue extends leases; false: no heartbeat, and I7 and I9 cannot judge. */
+  extendsLease: boolean;
+  /** The library's background sweep the harness ran, and how often. */
+  maintenance?: { description: string; intervalMs: number };
 }
 
 /** A row's lease as the audit trigger saw it, before or after a change. */

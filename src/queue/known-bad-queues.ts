@@ -4,13 +4,13 @@
  * proof that it can tell: run the same scenario on `reference` and on a variant, and only the
  * variant may be judged invalid — by the invariant that names its bug (`KNOWN_BAD_VARIANTS`).
  */
-import type { QueueAdapter } from './types.js';
+import type { ExtendingQueueAdapter } from './types.js';
 import { createReferenceQueue, REFERENCE_CLAIM } from './reference-queue.js';
 import { workerClockDeadline, type DeadlineRule } from './lease-deadline.js';
 import { jobIdOnlyFence, tokenAndStateFence } from './claim-fence.js';
 
 /** Acknowledges by job id alone, so a stale holder's late ack commits (violates no-stale-ack). */
-export const unconditionalAckQueue: QueueAdapter = createReferenceQueue({
+export const unconditionalAckQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'unconditional-ack',
   description:
     'Known bad: acknowledges by job id only, so the ack of an expired or replaced claim commits.',
@@ -22,7 +22,7 @@ export const unconditionalAckQueue: QueueAdapter = createReferenceQueue({
  * acknowledge: correct while somebody re-claims at once, wrong in the window where the lease has
  * expired and nobody has taken the job yet (violates no-stale-ack, strict).
  */
-export const fenceWithoutDeadlineQueue: QueueAdapter = createReferenceQueue({
+export const fenceWithoutDeadlineQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'fence-without-deadline',
   description:
     'Known bad: extend, ack, fail and checkpoint check the token and the state but not the ' +
@@ -34,7 +34,7 @@ export const fenceWithoutDeadlineQueue: QueueAdapter = createReferenceQueue({
  * A claim keeps the token the row already has, so the stale holder's token is the new claim's
  * too and the fence cannot tell them apart (violates no-stale-ack).
  */
-export const reusedTokenQueue: QueueAdapter = createReferenceQueue({
+export const reusedTokenQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'reused-token',
   description:
     'Known bad: a re-claim reuses the previous claim token (coalesce(claim_token, …)), so the ' +
@@ -46,7 +46,7 @@ export const reusedTokenQueue: QueueAdapter = createReferenceQueue({
  * The reclaim half of the claim predicate forgets the state: a completed job whose old deadline
  * has passed is claimed and run again (violates single-completion).
  */
-export const reclaimIgnoresStateQueue: QueueAdapter = createReferenceQueue({
+export const reclaimIgnoresStateQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'reclaim-ignores-state',
   description:
     "Known bad: the claim predicate's reclaim term is `lease_expires_at < now()` without " +
@@ -61,7 +61,7 @@ export const reclaimIgnoresStateQueue: QueueAdapter = createReferenceQueue({
  * Finds a job with a plain SELECT and takes it with a second statement: two workers that look at
  * once both take the same job (violates exclusive-claim).
  */
-export const selectThenUpdateQueue: QueueAdapter = createReferenceQueue({
+export const selectThenUpdateQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'select-then-update',
   description:
     'Known bad: the claim is a SELECT without FOR UPDATE SKIP LOCKED, then an UPDATE by id that ' +
@@ -70,7 +70,7 @@ export const selectThenUpdateQueue: QueueAdapter = createReferenceQueue({
 });
 
 /** Extends from the claim's grant time instead of from now (violates lease-honored). */
-export const extendFromClaimTimeQueue: QueueAdapter = createReferenceQueue({
+export const extendFromClaimTimeQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'extend-from-claim-time',
   description:
     'Known bad: an extension sets the deadline to claimed_at + extendBy, so a heartbeat reports ' +
@@ -84,7 +84,7 @@ const secondsDeadline: DeadlineRule = (params, ms) =>
   `now() + ${params.add(ms)}::double precision * interval '1 second'`;
 
 /** Takes the lease in milliseconds for a number of seconds: leases a thousand times too long. */
-export const leaseInSecondsQueue: QueueAdapter = createReferenceQueue({
+export const leaseInSecondsQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'lease-in-seconds',
   description:
     'Known bad: the lease is given in milliseconds but multiplied by interval 1 second, so every ' +
@@ -93,7 +93,7 @@ export const leaseInSecondsQueue: QueueAdapter = createReferenceQueue({
 });
 
 /** Computes deadlines from the worker's `Date` and sends them (violates lease-honored). */
-export const workerClockLeaseQueue: QueueAdapter = createReferenceQueue({
+export const workerClockLeaseQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'worker-clock-lease',
   description:
     "Known bad: claim and extend compute the deadline from the worker's own clock and send it " +
@@ -105,7 +105,7 @@ export const workerClockLeaseQueue: QueueAdapter = createReferenceQueue({
  * Fails by job id alone: the late fail of a worker whose claim was lost re-enqueues a job that
  * another worker has completed, and it runs and completes again (violates single-completion).
  */
-export const failByIdQueue: QueueAdapter = createReferenceQueue({
+export const failByIdQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'fail-by-id',
   description:
     'Known bad: fail updates the row by job id only, so the late fail of a lost claim puts a ' +
@@ -117,7 +117,7 @@ export const failByIdQueue: QueueAdapter = createReferenceQueue({
  * Schedules a retry from the worker's `Date`: a worker clock running ahead parks the job far in
  * the future (violates no-lost-job).
  */
-export const retryOnWorkerClockQueue: QueueAdapter = createReferenceQueue({
+export const retryOnWorkerClockQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'retry-on-worker-clock',
   description:
     "Known bad: a failed attempt's retry time is the worker's own clock plus the backoff, so a " +
@@ -127,7 +127,7 @@ export const retryOnWorkerClockQueue: QueueAdapter = createReferenceQueue({
 });
 
 /** Heartbeats from a timer on the handler's event loop, which a blocked loop silences. */
-export const mainThreadHeartbeatQueue: QueueAdapter = createReferenceQueue({
+export const mainThreadHeartbeatQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'main-thread-heartbeat',
   description:
     "Known bad: heartbeats run as timers on the handler's event loop, so synchronous work " +
@@ -136,7 +136,7 @@ export const mainThreadHeartbeatQueue: QueueAdapter = createReferenceQueue({
 });
 
 /** Keeps running the handler after its claim is lost (violates bounded-zombie). */
-export const noWatchdogQueue: QueueAdapter = createReferenceQueue({
+export const noWatchdogQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'no-watchdog',
   description:
     'Known bad: a lost claim does not abort the handler, which keeps performing effects as a ' +
@@ -145,7 +145,7 @@ export const noWatchdogQueue: QueueAdapter = createReferenceQueue({
 });
 
 /** Looks at a lost claim only once the handler is done (violates bounded-zombie). */
-export const watchdogBetweenJobsQueue: QueueAdapter = createReferenceQueue({
+export const watchdogBetweenJobsQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'watchdog-between-jobs',
   description:
     'Known bad: the worker checks whether its claim was lost only between jobs (it then skips ' +
@@ -156,7 +156,7 @@ export const watchdogBetweenJobsQueue: QueueAdapter = createReferenceQueue({
 /** A known-bad variant and the invariant that must catch it. */
 export interface KnownBadVariant {
   /** The variant. */
-  readonly queue: QueueAdapter;
+  readonly queue: ExtendingQueueAdapter;
   /** The checker whose invariant names its bug (`no-stale-ack`, …). */
   readonly catches: string;
   /** The one part that differs from the reference, in a few words. */

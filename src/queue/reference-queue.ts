@@ -9,7 +9,13 @@
  * `known-bad-queues.ts`), which is why the statements are assembled from a deadline rule and a
  * fence rather than written out whole.
  */
-import type { Claim, QueueAdapter, QueueContext, SqlClient, WorkerBehaviour } from './types.js';
+import type {
+  Claim,
+  ExtendingQueueAdapter,
+  QueueContext,
+  SqlClient,
+  WorkerBehaviour,
+} from './types.js';
 import { SqlParams } from './sql-params.js';
 import { serverClockDeadline, type DeadlineRule } from './lease-deadline.js';
 import { heldClaimFence, type ClaimFence } from './claim-fence.js';
@@ -97,7 +103,8 @@ interface ClaimRow extends Record<string, unknown> {
 }
 
 /** Builds the reference queue, or a variant of it that differs only in the given parts. */
-export function createReferenceQueue(options: ReferenceQueueOptions = {}): QueueAdapter {
+export function createReferenceQueue(options: ReferenceQueueOptions = {},
+): ExtendingQueueAdapter {
   const deadline = options.deadline ?? serverClockDeadline;
   const extendDeadline = options.extendDeadline ?? deadline;
   const fence = options.fence ?? heldClaimFence;
@@ -218,4 +225,4 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Queue
 }
 
 /** The built-in `reference` queue. */
-export const referenceQueue: QueueAdapter = createReferenceQueue();
+export const referenceQueue: ExtendingQueueAdapter = createReferenceQueue();

@@ -43,6 +43,58 @@ export interface QueueContext {
   workerNow(): number;
 }
 
+/**
+ * What `setup` and `enqueue` are told about the run: the lease in force (after `leaseTerms`), for
+ * a library whose lease is a property of its queue or of each job (pg-boss's `expireInSeconds`).
+ */
+export interface SetupContext {
+  /** The run's lease settings, as the adapter's `leaseTerms` settled them. */
+  lease: LeaseSettings;
+}
+
+/**
+ * The lease a run actually uses, when the queue cannot take the scenario's as it is: a library
+ * whose lease is whole seconds rounds it up; a library whose lease is a hard-coded constant
+ * (graphile-worker's four hours) has that constant rescaled to the scenario's lease. Nothing is
+ * silent: every change is a sentence in `notes`, and every rescaled constant is listed.
+ */
+export interface LeaseTerms {
+  /** The settings the run uses: workers, checkers and reports all see these. */
+  lease: LeaseSettings;
+  /** One sentence per change from the requested settings (empty when none). */
+  notes: string[];
+  /** Library constants replaced for the run (time compression), each with where it was. */
+  rescaled: RescaledConstant[];
+}
+
+/** A library constant that a run replaces by a scaled value (time compression), stated. */
+export interface RescaledConstant {
+  /** What the constant is, e.g. `lock timeout`. */
+  constant: string;
+  /** Its value in the library, e.g. `interval '4 hours'`. */
+  library: string;
+  /** The value the run uses, e.g. `interval '800 milliseconds'`. */
+  run: string;
+  /** Exactly which statement was rewritten (the library's function and file). */
+  statement: string;
+}
+
+/**
+ * A library's background sweep that the queue depends on: pg-boss re-offers an expired job only
+ * when its supervisor's `expire()` runs; graphile-worker frees stale locks in `resetLockedAt`.
+ * The harness runs it during the run, every `intervalMs`, on a connection of its own
+ * (`application_name` = `leaseproof-maintenance`) that worker faults do not touch: a healthy
+ * maintenance node, at the cadence the adapter states.
+ */
+export interface QueueMaintenance {
+  /** One sentence: what it does and which library function it calls. */
+  description: string;
+  /** How often it runs, for the run's lease. */
+  intervalMs(lease: LeaseSettings): number;
+  /** One pass. A pass that fails (a database restart) is simply followed by the next one. */
+  run(db: SqlClient, ctx: SetupContext): Promise<void>;
+}
+
 /** A job to enqueue. The payload is opaque to the queue: the handler reads it. */
 export interface JobSpec {
   /** Handler plan and anything else the workload wants to carry; stored as JSON. */
@@ -120,16 +172,28 @@ export interface QueueAdapter {
   readonly audit: AuditDescription;
   /** How the worker runs it; the reference behaviour when absent. */
   readonly worker?: Partial<WorkerBehaviour>;
+  /**
+   * The lease the run uses, given the scenario's (see `LeaseTerms`); absent: the scenario's, as
+   * it is. Called once per run, before `setup`.
+   */
+  leaseTerms?(requested: LeaseSettings): LeaseTerms;
+  /** A background sweep the queue depends on, run by the harness during the run. */
+  readonly maintenance?: QueueMaintenance;
   /** Creates the queue's tables in an empty database. */
-  setup(db: SqlClient): Promise<void>;
+  setup(db: SqlClient, ctx?: SetupContext): Promise<void>;
   /** Drops them (the database itself is dropped by the harness anyway). */
   teardown(db: SqlClient): Promise<void>;
   /** Inserts jobs, returns their ids in order. */
-  enqueue(db: SqlClient, jobs: JobSpec[]): Promise<string[]>;
+  enqueue(db: SqlClient, jobs: JobSpec[], ctx?: SetupContext): Promise<string[]>;
   /** Claims one available job (pending, or held under an expired lease), or none. */
   claim(db: SqlClient, ctx: QueueContext): Promise<Claim | undefined>;
-  /** Extends the lease: true when still held, false when the claim was lost. */
-  extend(db: SqlClient, claim: Claim, ctx: QueueContext): Promise<boolean>;
+  /**
+   * Extends the lease: true when still held, false when the claim was lost. Absent: the queue
+   * has no lease extension (pg-boss 10, graphile-worker) — workers send no heartbeat, their
+   * watchdog still gives a claim up when its lease runs out on their monotonic clock, and the
+   * checkers whose bound is the heartbeat (I7, I9) say `unknown`, with why.
+   */
+  extend?(db: SqlClient, claim: Claim, ctx: QueueContext): Promise<boolean>;
   /** Acknowledges completion: true when it committed, false when rejected (claim lost). */
   ack(db: SqlClient, claim: Claim, ctx: QueueContext): Promise<boolean>;
   /** Reports failure (retry later or dead-letter): true when it committed. */
@@ -137,3 +201,8 @@ export interface QueueAdapter {
   /** Records progress of a long job: true when it committed (claim still held). */
   checkpoint?(db: SqlClient, claim: Claim, cursor: string, ctx: QueueContext): Promise<boolean>;
 }
+
+/** A queue with lease extension: the reference queue and its variants are ones. */
+export type ExtendingQueueAdapter = QueueAdapter & {
+  extend(db: SqlClient, claim: Claim, ctx: QueueContext): Promise<boolean>;
+};

@@ -7,7 +7,6 @@ const METHODS: Readonly<Record<string, string>> = {
   teardown: '(db) => Promise<void>',
   enqueue: '(db, jobs) => Promise<string[]>',
   claim: '(db, ctx) => Promise<Claim | undefined>',
-  extend: '(db, claim, ctx) => Promise<boolean>',
   ack: '(db, claim, ctx) => Promise<boolean>',
   fail: '(db, claim, error, ctx) => Promise<boolean>',
 };
@@ -40,6 +39,16 @@ export function adapterProblems(value: unknown): string[] {
       ),
     );
   }
+  const optional: [string, string][] = [
+    ['extend', 'a function (db, claim, ctx) => Promise<boolean> (or absent: no lease extension)'],
+    ['leaseTerms', 'a function (requested lease) => { lease, notes, rescaled }'],
+  ];
+  for (const [method, expected] of optional) {
+    if (value[method] !== undefined && typeof value[method] !== 'function') {
+      problems.push(wrong(method, value[method], expected));
+    }
+  }
+  problems.push(...maintenanceProblems(value.maintenance));
   problems.push(...workerProblems(value.worker));
   return problems;
 }
@@ -80,6 +89,22 @@ function auditProblems(audit: unknown): string[] {
   }
   if (audit.completion !== 'update' && audit.completion !== 'delete') {
     problems.push(wrong('audit.completion', audit.completion, "'update' or 'delete'"));
+  }
+  return problems;
+}
+
+function maintenanceProblems(maintenance: unknown): string[] {
+  if (maintenance === undefined) return [];
+  const expected = '{ description, intervalMs(lease), run(db, ctx) }';
+  if (!isObject(maintenance)) return [wrong('maintenance', maintenance, expected)];
+  const problems: string[] = [];
+  if (!isText(maintenance.description)) {
+    problems.push(wrong('maintenance.description', maintenance.description, 'one sentence'));
+  }
+  for (const fn of ['intervalMs', 'run']) {
+    if (typeof maintenance[fn] !== 'function') {
+      problems.push(wrong(`maintenance.${fn}`, maintenance[fn], 'a function'));
+    }
   }
   return problems;
 }

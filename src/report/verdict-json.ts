@@ -75,6 +75,7 @@ function scenarioVerdict(run: ScenarioRun, names: ScenarioNames): ScenarioVerdic
     seed: header.seed,
     verdict: run.result.valid,
     lease: header.lease,
+    ...(header.queueTerms !== undefined && { queueTerms: header.queueTerms }),
     historyStartedAt: header.startedAt,
     durationMs: (end?.t ?? lastT) - header.startedAt,
     complete: end !== undefined,

@@ -10,6 +10,7 @@
  */
 import type { Distribution, Evidence, InvariantId, Verdict } from '../checker/types.js';
 import type { LeaseSettings } from '../queue/types.js';
+import type { QueueTermsRecord } from '../history/types.js';
 
 /** The version of this schema. */
 export const VERDICT_VERSION = 1;
@@ -74,6 +75,11 @@ export interface ScenarioVerdict {
   verdict: Verdict;
   /** The lease settings of the run. */
   lease: LeaseSettings;
+  /**
+   * How the queue took the scenario's lease when not plainly (a lease rounded to its unit, a
+   * library constant rescaled, no lease extension, a background sweep); absent otherwise.
+   */
+  queueTerms?: QueueTermsRecord;
   /** When the scenario's history starts (database clock, ms since the epoch). */
   historyStartedAt: number;
   /** How long the history lasts, in ms (to its end event, or its last event if cut). */

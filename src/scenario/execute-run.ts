@@ -5,10 +5,12 @@ import { HistoryRecorder } from '../history/recorder.js';
 import type { History } from '../history/types.js';
 import type { Fault, NemesisContext } from '../nemesis/types.js';
 import { unfinishedJobs, waitForDrain, withRunClient } from '../pool/queue-database.js';
+import { MaintenanceLoop } from '../pool/maintenance-loop.js';
 import { WorkerPool } from '../pool/worker-pool.js';
 import { loadQueueAdapter } from '../queue/load-adapter.js';
 import type { LeaseSettings } from '../queue/types.js';
 import type { ClockSkew, UnitPlan } from '../worker/types.js';
+import { settleQueueTerms } from './queue-terms.js';
 
 /** A fault at a time, healing itself after `forMs` (or when the run heals everything). */
 export interface TimedFault {
@@ -108,15 +110,20 @@ export async function executeRun(
   try {
     const adapter = await loadQueueAdapter(plan.queue);
     const workerIds = Array.from({ length: plan.workers }, (_, i) => `w${i + 1}`);
+    // The lease the run uses: the scenario's, unless the queue states other terms (a lease in
+    // whole seconds, a rescaled library constant), which the history then carries.
+    const terms = settleQueueTerms(adapter, plan.lease);
+    const lease = terms.lease;
     const recorder = await HistoryRecorder.start({
       database,
       scenario: plan.scenario,
       seed: plan.seed,
       queue: plan.queue,
-      lease: plan.lease,
+      lease,
       workers: workerIds,
       env,
       ...(plan.allowDeadLetter !== undefined && { allowDeadLetter: plan.allowDeadLetter }),
+      ...(terms.record !== undefined && { queueTerms: terms.record }),
     });
     const specs = plan.plans.map((units) => ({
       payload: {
@@ -130,14 +137,20 @@ export async function executeRun(
       ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
     }));
     const rate = plan.enqueueRatePerSecond;
-    const ids = await prepareAuditedQueue(database, adapter, rate === undefined ? specs : []);
+    const setupCtx = { lease };
+    const ids = await prepareAuditedQueue(
+      database,
+      adapter,
+      rate === undefined ? specs : [],
+      setupCtx,
+    );
     await recorder.recordJobs(ids, rate === undefined ? plan.plans : []);
     const pool = await WorkerPool.start({
       env,
       database,
       queue: plan.queue,
       workers: plan.workers,
-      lease: plan.lease,
+      lease,
       onEvent: recorder.onWorkerEvent,
       ...(plan.clock && { clock: plan.clock }),
       held: true,
@@ -153,7 +166,7 @@ export async function executeRun(
             signal,
           },
         );
-        const [id] = await withRunClient(database, (c) => adapter.enqueue(c, [spec]));
+        const [id] = await withRunClient(database, (c) => adapter.enqueue(c, [spec], setupCtx));
         if (id !== undefined) await recorder.recordJobs([id], [plan.plans[i] ?? []]);
       }
     };
@@ -171,7 +184,12 @@ export async function executeRun(
         }, 500)
       : undefined;
     let ctx: NemesisContext | undefined;
+    // The library's own background sweep, if it has one: through the faults and the drain.
+    let maintenance: MaintenanceLoop | undefined;
     try {
+      if (adapter.maintenance !== undefined) {
+        maintenance = MaintenanceLoop.start(database, adapter.maintenance, setupCtx);
+      }
       ctx = {
         env,
         pool,
@@ -207,7 +225,7 @@ export async function executeRun(
       clearInterval(ticker);
       // Standing conditions (a clock fault without `for`) end with the run, not the timeline.
       if (ctx !== undefined) await healAll(ctx, plan.faults);
-      await pool.stop();
+      await Promise.all([pool.stop(), maintenance?.stop()]);
     }
     phase = 'history';
     jobsDone = drained ? jobsTotal : jobsDone;

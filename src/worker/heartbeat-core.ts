@@ -14,6 +14,9 @@ export type ExtendFn = (claim: Claim) => Promise<boolean>;
  * a successful extension was *sent* (the server's deadline can only be later than that). When
  * an extension returns lost, or that interval runs out without a confirmed extension (a
  * partition, a pause), the claim is lost and `onLost` fires once.
+ *
+ * A queue without lease extension (`extend` undefined) gets no beats, only the watchdog: the
+ * claim is given up when the lease runs out on the monotonic clock, as nothing can renew it.
  */
 export class HeartbeatCore {
   private timer: NodeJS.Timeout | undefined;
@@ -25,7 +28,7 @@ export class HeartbeatCore {
   constructor(
     private readonly claim: Claim,
     private readonly lease: LeaseSettings,
-    private readonly extend: ExtendFn,
+    private readonly extend: ExtendFn | undefined,
     private readonly emit: (event: WorkerEvent) => void,
     private readonly onLost: (reason: string) => void,
     /** When the claim statement was sent (performance.now()); the lease runs from no earlier. */
@@ -33,7 +36,9 @@ export class HeartbeatCore {
   ) {
     this.heldUntil = claimedAt + lease.durationMs;
     this.armDeadline();
-    this.timer = setInterval(() => void this.beat(), lease.heartbeatMs);
+    if (extend !== undefined) {
+      this.timer = setInterval(() => void this.beat(extend), lease.heartbeatMs);
+    }
   }
 
   /** Stops beating (the job is done or was given up); idempotent. */
@@ -44,7 +49,7 @@ export class HeartbeatCore {
     this.deadlineTimer = undefined;
   }
 
-  private async beat(): Promise<void> {
+  private async beat(extend: ExtendFn): Promise<void> {
     if (this.lost || this.inFlight || this.timer === undefined) return;
     if (this.checkDeadline()) return;
     this.inFlight = true;
@@ -52,7 +57,7 @@ export class HeartbeatCore {
     const sentAt = performance.now();
     this.emit({ kind: 'extend', phase: 'invoke', at: monotonicNow(), jobId, token });
     try {
-      const held = await this.extend(this.claim);
+      const held = await extend(this.claim);
       this.emit({
         kind: 'extend',
         phase: 'complete',

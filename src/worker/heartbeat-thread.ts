@@ -29,6 +29,8 @@ const ctx: QueueContext = {
   lease: config.lease,
   workerNow: () => Date.now(),
 };
+// Absent for a queue without lease extension: the core then only watches the lease run out.
+const extend = adapter.extend?.bind(adapter);
 let core: HeartbeatCore | undefined;
 // This thread's own probe: the heartbeat is what a starved CPU costs first. It starts with the
 // first claim, so a worker's first word is still `ready`.
@@ -46,12 +48,13 @@ port.on('message', (message: ToHeartbeatThread) => {
         claim,
         config.lease,
         // Bounded like the worker's other queue calls (worker-main.ts): a hung extend is `info`.
-        (c) =>
-          adapterDeadline(
-            adapter.extend(connection, c, ctx),
-            2 * (config.statementTimeoutMs ?? config.lease.durationMs) + 1_000,
-            `queue adapter "${adapter.name}": extend()`,
-          ),
+        extend &&
+          ((c) =>
+            adapterDeadline(
+              extend(connection, c, ctx),
+              2 * (config.statementTimeoutMs ?? config.lease.durationMs) + 1_000,
+              `queue adapter "${adapter.name}": extend()`,
+            )),
         (event) => post({ type: 'event', event }),
         (reason) => post({ type: 'lost', token: claim.token, reason }),
         message.claimedAtAbs - performance.timeOrigin,

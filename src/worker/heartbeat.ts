@@ -61,10 +61,11 @@ export class EventLoopHeartbeat implements Heartbeat {
 
   start(claim: Claim, claimedAtAbs: number): void {
     this.stop();
+    const extend = this.adapter.extend?.bind(this.adapter);
     this.core = new HeartbeatCore(
       claim,
       this.config.lease,
-      (c) => this.adapter.extend(this.connection, c, this.ctx),
+      extend && ((c) => extend(this.connection, c, this.ctx)),
       (event) => this.sink.emit(event),
       (reason) => this.sink.lost(claim.token, reason),
       claimedAtAbs - performance.timeOrigin,

@@ -15,7 +15,7 @@ import {
   watchdogBetweenJobsQueue,
   workerClockLeaseQueue,
 } from '../../src/queue/known-bad-queues.js';
-import type { QueueAdapter, QueueContext, SqlClient } from '../../src/queue/types.js';
+import type { ExtendingQueueAdapter, QueueContext, SqlClient } from '../../src/queue/types.js';
 import { granted, useEnvironment } from './lease-semantics.js';
 import {
   LEASE,
@@ -32,7 +32,7 @@ const env = useEnvironment();
 
 /** Runs `fn` with a fresh database set up for `q`, closed afterwards. */
 const withQueue = <T>(
-  q: QueueAdapter,
+  q: ExtendingQueueAdapter,
   fn: (client: (workerId: string) => Promise<pg.Client>) => Promise<T>,
 ): Promise<T> => withQueueDb(env(), q, fn);
 
@@ -44,7 +44,7 @@ describe('each variant differs from the reference in one respect only', () => {
   }
 
   // The same benign sequence of calls, recording every statement the adapter sends.
-  async function statementsOf(q: QueueAdapter): Promise<Statement[]> {
+  async function statementsOf(q: ExtendingQueueAdapter): Promise<Statement[]> {
     return withQueue(q, async (client) => {
       const pgClient = await client('worker-a');
       const log: Statement[] = [];
@@ -161,7 +161,7 @@ describe('worker-clock-lease moves deadlines with the worker clock; the referenc
     context('worker-a', { workerNow: () => Date.now() + skewMs });
 
   // Claims in a transaction and returns deadline − now() as the server computes it.
-  async function grantedLease(q: QueueAdapter, ctx: QueueContext): Promise<number> {
+  async function grantedLease(q: ExtendingQueueAdapter, ctx: QueueContext): Promise<number> {
     return withQueue(q, async (client) => {
       const c1 = await client('worker-a');
       await q.enqueue(c1, [{ payload: {} }]);

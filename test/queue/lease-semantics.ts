@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
-import type { Claim, QueueAdapter } from '../../src/queue/types.js';
+import type { Claim, ExtendingQueueAdapter } from '../../src/queue/types.js';
 import { within } from '../support/pg.js';
 import {
   LEASE,
@@ -37,7 +37,7 @@ export function useEnvironment(): () => StartedEnvironment {
 /** A fresh database per test with the adapter set up; returns a getter for it. */
 export function useQueueDb(
   env: () => StartedEnvironment,
-  adapter: () => QueueAdapter,
+  adapter: () => ExtendingQueueAdapter,
 ): () => QueueDb {
   let queue: QueueDb | undefined;
   beforeEach(async () => {
@@ -60,7 +60,7 @@ export function granted(claim: Claim | undefined): Claim {
 }
 
 /** Defines the shared lease-semantics tests for `adapter` (call inside a `describe`). */
-export function leaseSemantics(env: () => StartedEnvironment, adapter: () => QueueAdapter): void {
+export function leaseSemantics(env: () => StartedEnvironment, adapter: () => ExtendingQueueAdapter): void {
   const queue = useQueueDb(env, adapter);
   const a = context('worker-a');
   const b = context('worker-b');

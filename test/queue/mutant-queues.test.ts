@@ -20,7 +20,7 @@ import {
 } from '../../src/queue/known-bad-queues.js';
 import { CHECKER_NAMES } from '../../src/checker/index.js';
 import { builtInQueue } from '../../src/queue/registry.js';
-import type { QueueAdapter, SqlClient } from '../../src/queue/types.js';
+import type { ExtendingQueueAdapter, SqlClient } from '../../src/queue/types.js';
 import { granted, useEnvironment } from './lease-semantics.js';
 import { LEASE, context, withQueueDb, outlive, readLease, transaction } from './queue-db.js';
 
@@ -29,7 +29,7 @@ const env = useEnvironment();
 
 /** Runs `fn` with a fresh database set up for `q`, closed afterwards. */
 const withQueue = <T>(
-  q: QueueAdapter,
+  q: ExtendingQueueAdapter,
   fn: (client: (workerId: string) => Promise<pg.Client>) => Promise<T>,
 ): Promise<T> => withQueueDb(env(), q, fn);
 

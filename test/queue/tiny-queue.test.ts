@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadQueueAdapter } from '../../src/queue/load-adapter.js';
+import { hasLeaseExtension } from '../../src/queue/lease-terms.js';
 import type { QueueAdapter } from '../../src/queue/types.js';
 import { leaseSemantics, useEnvironment } from './lease-semantics.js';
 
@@ -16,5 +17,8 @@ describe('examples/tiny-queue.ts', () => {
     expect(tiny?.name).toBe('tiny');
   });
 
-  leaseSemantics(env, () => tiny!);
+  leaseSemantics(env, () => {
+    if (tiny === undefined || !hasLeaseExtension(tiny)) throw new Error('tiny has no extend()');
+    return tiny;
+  });
 });

@@ -1,0 +1,47 @@
+/**
+ * How a queue takes a scenario's lease, settled once per run: the lease the run uses (after the
+ * adapter's `leaseTerms`) and, when anything differs from the plain contract, the record that
+ * the history header carries so that checkers and reports say so.
+ */
+import type { QueueTermsRecord } from '../history/types.js';
+import { hasLeaseExtension, leaseTermsOf } from '../queue/lease-terms.js';
+import type { LeaseSettings, QueueAdapter } from '../queue/types.js';
+
+/** The run's lease and, when not plain, its record. */
+export interface SettledQueueTerms {
+  /** The settings the run uses. */
+  lease: LeaseSettings;
+  /** Absent when the queue took the scenario's lease as it is, extends it, and needs no sweep. */
+  record?: QueueTermsRecord;
+}
+
+/** Settles `adapter`'s terms for the scenario's `requested` lease. */
+export function settleQueueTerms(
+  adapter: QueueAdapter,
+  requested: LeaseSettings,
+): SettledQueueTerms {
+  const terms = leaseTermsOf(adapter, requested);
+  const extendsLease = hasLeaseExtension(adapter);
+  const maintenance = adapter.maintenance;
+  const plain =
+    terms.notes.length === 0 &&
+    terms.rescaled.length === 0 &&
+    extendsLease &&
+    maintenance === undefined;
+  if (plain) return { lease: terms.lease };
+  return {
+    lease: terms.lease,
+    record: {
+      requestedLease: { ...requested },
+      notes: [...terms.notes],
+      rescaled: terms.rescaled.map((r) => ({ ...r })),
+      extendsLease,
+      ...(maintenance !== undefined && {
+        maintenance: {
+          description: maintenance.description,
+          intervalMs: maintenance.intervalMs(terms.lease),
+        },
+      }),
+    },
+  };
+}
