@@ -116,7 +116,9 @@ function cutWhy(undecided: number, expired: number, derived: DerivedHistory): st
 
 /**
  * When the job stopped being stalled on an expired claim: the next grant, or — first — a late
- * ack or extension that took it back (a weakly fenced queue allows those). NaN if never.
+ * ack or extension that took it back (a weakly fenced queue allows those), or a completion of
+ * the job after a sweeper had already released the claim (graphile-worker's late delete after
+ * its resetLockedAt: the job is done, nothing waits for a re-claim). NaN if never.
  */
 function recoveryOf(derived: DerivedHistory, claim: DerivedClaim): number {
   const events = derived.history.events;
@@ -124,6 +126,13 @@ function recoveryOf(derived: DerivedHistory, claim: DerivedClaim): number {
   const next = claim.job.claims[claim.attempt];
   if (next !== undefined) t = next.grantStmtT;
   if (claim.closedBy === 'ack') t = min(t, (events[claim.closeIndex] as AuditEvent).stmtT);
+  for (const completion of claim.job.completions) {
+    const stmtT = (events[completion.index] as AuditEvent).stmtT;
+    if (stmtT > claim.grantStmtT) {
+      t = min(t, stmtT);
+      break;
+    }
+  }
   for (const index of claim.extensions) {
     const stmtT = (events[index] as AuditEvent).stmtT;
     if (stmtT > claim.expiredAt) {

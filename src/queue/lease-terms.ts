@@ -4,12 +4,7 @@
  * instead — and the harness checks that what it says is a lease it can run and judge.
  */
 import { AdapterError } from './adapter-error.js';
-import type {
-  ExtendingQueueAdapter,
-  LeaseSettings,
-  LeaseTerms,
-  QueueAdapter,
-} from './types.js';
+import type { ExtendingQueueAdapter, LeaseSettings, LeaseTerms, QueueAdapter } from './types.js';
 
 const FIELDS = ['durationMs', 'heartbeatMs', 'extendByMs', 'pollMs'] as const;
 

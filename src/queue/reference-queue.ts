@@ -103,8 +103,7 @@ interface ClaimRow extends Record<string, unknown> {
 }
 
 /** Builds the reference queue, or a variant of it that differs only in the given parts. */
-export function createReferenceQueue(options: ReferenceQueueOptions = {},
-): ExtendingQueueAdapter {
+export function createReferenceQueue(options: ReferenceQueueOptions = {}): ExtendingQueueAdapter {
   const deadline = options.deadline ?? serverClockDeadline;
   const extendDeadline = options.extendDeadline ?? deadline;
   const fence = options.fence ?? heldClaimFence;

@@ -1,14 +1,28 @@
 import type { QueueAdapter } from './types.js';
 import { referenceQueue } from './reference-queue.js';
 import { KNOWN_BAD_VARIANTS } from './known-bad-queues.js';
+import { pgBossQueue } from '../adapters/pg-boss.js';
+import { graphileWorkerQueue } from '../adapters/graphile-worker.js';
+
+/**
+ * Real queue libraries, driven through their own code (`src/adapters/`). Their packages are
+ * optional: each loads its library on first use and says what to install when it is missing.
+ */
+export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
+  pgBossQueue,
+  graphileWorkerQueue,
+]);
 
 /**
  * The queues that ship with leaseproof, by the name `--queue` takes: the reference first, then
- * the known-bad variants.
+ * the known-bad variants, then the real libraries.
  */
 export const builtInQueues: Readonly<Record<string, QueueAdapter>> = Object.freeze(
   Object.fromEntries(
-    [referenceQueue, ...KNOWN_BAD_VARIANTS.map((v) => v.queue)].map((q) => [q.name, q]),
+    [referenceQueue, ...KNOWN_BAD_VARIANTS.map((v) => v.queue), ...LIBRARY_QUEUES].map((q) => [
+      q.name,
+      q,
+    ]),
   ),
 );
 

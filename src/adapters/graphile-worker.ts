@@ -1,0 +1,324 @@
+/**
+ * graphile-worker under test, through its own code: its migrations build the schema, its
+ * `add_job` SQL function enqueues, and a worker claims, completes and fails with the very
+ * functions graphile-worker's own worker loop calls (`batchGetJobs`, `batchCompleteJobs`,
+ * `failJobs` in its `dist/sql/`), handed the worker's own connection as their `withPgClient` —
+ * so every statement goes through the worker's Toxiproxy proxy and graphile-worker opens no pool.
+ * Version: graphile-worker 0.17 (0.18 needs Node 22).
+ *
+ * graphile-worker's lease is a lock (`locked_at`, `locked_by`) with no expiry in the claim: a
+ * locked job is never claimed, and a lock is freed only by `resetLockedAt`, which its worker pool
+ * runs every 8–10 minutes and which frees locks older than a hard-coded `interval '4 hours'`.
+ * Time compression, stated: in a run, that constant is rewritten to the run's lease in exactly
+ * that statement, and the sweep's cadence is scaled by the same factor (10 minutes of 4 hours:
+ * lease / 24). Nothing else is rewritten; the fail statement's retry backoff
+ * (`exp(least(attempts, 10))` seconds) is not.
+ */
+import { AdapterError } from '../queue/adapter-error.js';
+import type { LeaseSettings, QueueAdapter, SqlClient } from '../queue/types.js';
+import { libraryVersion, requireLibrary, type LibrarySpec } from './load-library.js';
+
+/** The graphile-worker versions this adapter is for. */
+export const GRAPHILE_WORKER: LibrarySpec = {
+  name: 'graphile-worker',
+  range: '^0.17.0',
+  tested: '0.17.3',
+};
+
+/** graphile-worker's schema (its default). */
+export const GRAPHILE_SCHEMA = 'graphile_worker';
+
+/** The task identifier of every job. */
+export const GRAPHILE_TASK = 'leaseproof';
+
+/** The lock timeout graphile-worker hard-codes in `resetLockedAt`, as it appears there. */
+export const GRAPHILE_LOCK_TIMEOUT_SQL = "interval '4 hours'";
+
+const LOCK_TIMEOUT_MS = 4 * 60 * 60 * 1000;
+/** graphile-worker's `maxResetLockedInterval` (its sweep runs every 8 to 10 minutes). */
+const MAX_RESET_LOCKED_MS = 10 * 60 * 1000;
+
+// The table of the run's scaled lock timeout, read by the audit's deadline expression: the
+// audit description is fixed, the lease is the run's.
+const TERMS_TABLE = 'leaseproof_graphile_terms';
+
+// The slice of pg's client that graphile-worker's sql functions call.
+interface GraphileClient {
+  query(
+    query: string | { text: string; values?: unknown[]; name?: string },
+    values?: unknown[],
+  ): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+}
+
+type WithPgClient = (<T>(fn: (client: GraphileClient) => Promise<T>) => Promise<T>) & {
+  withRetries?: unknown;
+};
+
+interface JobRow {
+  id: string;
+  attempts: number;
+  payload: Record<string, unknown> | null;
+  job_queue_id: number | null;
+}
+
+interface GraphileSql {
+  batchGetJobs(
+    shared: unknown,
+    withPgClient: WithPgClient,
+    tasks: Record<string, unknown>,
+    poolId: string,
+    flagsToSkip: string[] | null,
+    batchSize: number,
+  ): Promise<JobRow[]>;
+  batchCompleteJobs(
+    shared: unknown,
+    withPgClient: WithPgClient,
+    poolId: string,
+    jobs: { id: string; job_queue_id: number | null }[],
+  ): Promise<void>;
+  failJobs(
+    shared: unknown,
+    withPgClient: WithPgClient,
+    poolId: string,
+    jobs: { id: string }[],
+    message: string,
+  ): Promise<unknown[]>;
+  resetLockedAt(shared: unknown, withPgClient: WithPgClient): Promise<void>;
+  processSharedOptions(options: Record<string, unknown>): unknown;
+  makeEnhancedWithPgClient(fn: WithPgClient): WithPgClient;
+  migrate(shared: unknown, client: GraphileClient): Promise<void>;
+}
+
+// graphile-worker's own modules, loaded on first use (it is an optional dependency).
+function graphile(): GraphileSql {
+  const at = (file: string) => `${GRAPHILE_WORKER.name}/dist/${file}`;
+  const lib = requireLibrary<
+    Pick<GraphileSql, 'processSharedOptions' | 'makeEnhancedWithPgClient'>
+  >(GRAPHILE_WORKER, at('lib.js'));
+  return {
+    ...requireLibrary<Pick<GraphileSql, 'batchGetJobs'>>(GRAPHILE_WORKER, at('sql/getJobs.js')),
+    ...requireLibrary<Pick<GraphileSql, 'batchCompleteJobs'>>(
+      GRAPHILE_WORKER,
+      at('sql/completeJobs.js'),
+    ),
+    ...requireLibrary<Pick<GraphileSql, 'failJobs'>>(GRAPHILE_WORKER, at('sql/failJobs.js')),
+    ...requireLibrary<Pick<GraphileSql, 'resetLockedAt'>>(
+      GRAPHILE_WORKER,
+      at('sql/resetLockedAt.js'),
+    ),
+    ...requireLibrary<Pick<GraphileSql, 'migrate'>>(GRAPHILE_WORKER, at('migrate.js')),
+    processSharedOptions: lib.processSharedOptions,
+    makeEnhancedWithPgClient: lib.makeEnhancedWithPgClient,
+  };
+}
+
+/**
+ * graphile-worker's compiled options. A fresh options object compiles afresh: its task-id cache
+ * is keyed on it, and a lookup that failed (a fault on the first claim) would otherwise stay
+ * failed for the life of the process. Prepared statements are off: a connection that a fault
+ * replaces would lose them; the statement texts are the same.
+ */
+function sharedOptions(): unknown {
+  return graphile().processSharedOptions({ schema: GRAPHILE_SCHEMA, preparedStatements: false });
+}
+
+let shared: unknown;
+function currentShared(): unknown {
+  shared ??= sharedOptions();
+  return shared;
+}
+
+/** What a statement of graphile-worker's becomes on its way to the database. */
+type Rewrite = (text: string) => string;
+
+/** pg's client, as graphile-worker calls it, over one of leaseproof's connections. */
+function clientOver(
+  db: SqlClient,
+  rewrite: Rewrite = (t) => t,
+  onResult: (rowCount: number) => void = () => undefined,
+): GraphileClient {
+  return {
+    query: async (query, values) => {
+      const text = typeof query === 'string' ? query : query.text;
+      const params = typeof query === 'string' ? values : query.values;
+      const result = await db.query(rewrite(text), params);
+      onResult(result.rowCount ?? 0);
+      return result;
+    },
+  };
+}
+
+/** `withPgClient` over one of leaseproof's connections, noting each result's row count. */
+function withClient(
+  db: SqlClient,
+  rewrite?: Rewrite,
+  onResult?: (rowCount: number) => void,
+): WithPgClient {
+  const client = clientOver(db, rewrite, onResult);
+  const withPgClient = (<T>(fn: (c: GraphileClient) => Promise<T>) => fn(client)) as WithPgClient;
+  // graphile-worker's own retry wrapper, as its pool gets it.
+  return graphile().makeEnhancedWithPgClient(withPgClient);
+}
+
+/** `interval '<lease> milliseconds'`: the lock timeout of a run. */
+function scaledTimeout(lease: LeaseSettings): string {
+  return `interval '${lease.durationMs} milliseconds'`;
+}
+
+/**
+ * Rewrites graphile-worker's lock timeout in the `resetLockedAt` statement (it appears twice:
+ * jobs and job queues). Refuses a statement that does not hold it twice: a graphile-worker whose
+ * statement changed must not be run with a lease nobody checked.
+ */
+function rescaleResetLocked(lease: LeaseSettings): Rewrite {
+  return (text) => {
+    const parts = text.split(GRAPHILE_LOCK_TIMEOUT_SQL);
+    if (parts.length !== 3) {
+      throw new AdapterError(
+        `graphile-worker ${libraryVersion(GRAPHILE_WORKER)}: its resetLockedAt statement holds ` +
+          `${GRAPHILE_LOCK_TIMEOUT_SQL} ${parts.length - 1} time(s), not 2; the adapter cannot ` +
+          'rescale its lock timeout (written for graphile-worker ' +
+          `${GRAPHILE_WORKER.range})`,
+      );
+    }
+    return parts.join(scaledTimeout(lease));
+  };
+}
+
+/** The graphile-worker 0.17 adapter. */
+export const graphileWorkerQueue: QueueAdapter = {
+  name: 'graphile-worker',
+  description:
+    'graphile-worker 0.17 through its own getJobs / completeJobs / failJobs and resetLockedAt; ' +
+    'its 4-hour lock timeout rescaled to the run’s lease, no lease extension.',
+  audit: {
+    table: `${GRAPHILE_SCHEMA}._private_jobs`,
+    expressions: {
+      jobId: 'r.id::text',
+      // No claim token: every claim increments attempts, so (id, attempts) names one claim.
+      holder: "CASE WHEN r.locked_at IS NOT NULL THEN r.id::text || '#' || r.attempts END",
+      deadline: `CASE WHEN r.locked_at IS NOT NULL
+        THEN r.locked_at + (SELECT lock_timeout FROM ${TERMS_TABLE}) END`,
+      state: `CASE WHEN r.locked_at IS NOT NULL THEN 'held'
+        WHEN r.attempts >= r.max_attempts THEN 'dead' ELSE 'pending' END`,
+    },
+    completion: 'delete',
+  },
+
+  leaseTerms(requested) {
+    const version = libraryVersion(GRAPHILE_WORKER);
+    return {
+      lease: requested,
+      notes: [
+        `graphile-worker ${version}`,
+        `time compression ×${(requested.durationMs / LOCK_TIMEOUT_MS).toExponential(2)}: ` +
+          `the 4-hour lock timeout is ${requested.durationMs} ms in this run`,
+      ],
+      rescaled: [
+        {
+          constant: 'lock timeout',
+          library: GRAPHILE_LOCK_TIMEOUT_SQL,
+          run: scaledTimeout(requested),
+          statement:
+            'resetLockedAt (graphile-worker/dist/sql/resetLockedAt.js, the clear_stale_locks ' +
+            'statement), both occurrences',
+        },
+        {
+          constant: 'stale-lock sweep interval',
+          library: 'minResetLockedInterval–maxResetLockedInterval, 8–10 minutes',
+          run: `${resetIntervalMs(requested)} ms (10 minutes at the same scale)`,
+          statement: "the worker pool's resetLocked timer (graphile-worker/dist/main.js)",
+        },
+      ],
+    };
+  },
+
+  maintenance: {
+    description:
+      "graphile-worker's resetLockedAt (frees locks older than the lock timeout, rescaled), " +
+      'at its longest interval, 10 minutes, rescaled',
+    intervalMs: (lease) => resetIntervalMs(lease),
+    run: (db, ctx) =>
+      graphile().resetLockedAt(currentShared(), withClient(db, rescaleResetLocked(ctx.lease))),
+  },
+
+  async setup(db, ctx) {
+    await graphile().migrate(sharedOptions(), clientOver(db));
+    const lease = ctx?.lease.durationMs ?? LOCK_TIMEOUT_MS;
+    await db.query(
+      `CREATE TABLE ${TERMS_TABLE} (lock_timeout interval NOT NULL);
+       INSERT INTO ${TERMS_TABLE} VALUES (interval '${lease} milliseconds')`,
+    );
+  },
+
+  async teardown(db) {
+    await db.query(`DROP SCHEMA IF EXISTS ${GRAPHILE_SCHEMA} CASCADE`);
+    await db.query(`DROP TABLE IF EXISTS ${TERMS_TABLE}`);
+  },
+
+  async enqueue(db, jobs) {
+    const ids: string[] = [];
+    for (const job of jobs) {
+      const { rows } = await db.query<{ id: string }>(
+        `SELECT (${GRAPHILE_SCHEMA}.add_job($1, $2::json, max_attempts => $3::int)).id::text AS id`,
+        [GRAPHILE_TASK, JSON.stringify(job.payload), job.maxAttempts ?? null],
+      );
+      ids.push(rows[0]!.id);
+    }
+    return ids;
+  },
+
+  async claim(db, ctx) {
+    const tasks = { [GRAPHILE_TASK]: () => undefined };
+    let jobs: JobRow[];
+    try {
+      jobs = await graphile().batchGetJobs(
+        currentShared(),
+        withClient(db),
+        tasks,
+        ctx.workerId,
+        null,
+        1,
+      );
+    } catch (error) {
+      shared = undefined;
+      throw error;
+    }
+    const job = jobs[0];
+    if (job === undefined) return undefined;
+    return {
+      jobId: String(job.id),
+      token: `${job.id}#${job.attempts}`,
+      attempt: job.attempts,
+      payload: job.payload ?? {},
+    };
+  },
+
+  async ack(db, claim, ctx) {
+    // completeJobs returns nothing; the count of its DELETE says whether it completed the job.
+    let deleted = 0;
+    await graphile().batchCompleteJobs(
+      currentShared(),
+      withClient(db, undefined, (n) => (deleted += n)),
+      ctx.workerId,
+      [{ id: claim.jobId, job_queue_id: null }],
+    );
+    return deleted === 1;
+  },
+
+  async fail(db, claim, error, ctx) {
+    const failed = await graphile().failJobs(
+      currentShared(),
+      withClient(db),
+      ctx.workerId,
+      [{ id: claim.jobId }],
+      error,
+    );
+    return failed.length === 1;
+  },
+};
+
+/** The sweep's cadence in a run: graphile-worker's longest, at the lease's scale. */
+function resetIntervalMs(lease: LeaseSettings): number {
+  return Math.max(1, Math.round((lease.durationMs * MAX_RESET_LOCKED_MS) / LOCK_TIMEOUT_MS));
+}
