@@ -119,7 +119,7 @@ function graphile(): GraphileSql {
  * replaces would lose them; the statement texts are the same.
  */
 function sharedOptions(): unknown {
-  return graphile().processSharedOptions({ schema: GRAPHILE_SCHEMA, preparedStatements: false });
+  return graphile().processSharedOptions({ schema: GRAPHILE_SCHEMA, noPreparedStatements: true });
 }
 
 let shared: unknown;
@@ -170,7 +170,7 @@ function scaledTimeout(lease: LeaseSettings): string {
  * jobs and job queues). Refuses a statement that does not hold it twice: a graphile-worker whose
  * statement changed must not be run with a lease nobody checked.
  */
-function rescaleResetLocked(lease: LeaseSettings): Rewrite {
+export function rescaleResetLocked(lease: LeaseSettings): Rewrite {
   return (text) => {
     const parts = text.split(GRAPHILE_LOCK_TIMEOUT_SQL);
     if (parts.length !== 3) {

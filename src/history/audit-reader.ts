@@ -31,11 +31,13 @@ interface AuditRow extends Record<string, unknown> {
   new_state: string | null;
 }
 
-// Timestamps as float8 milliseconds, computed by the server from the exact microseconds.
+// Timestamps as float8 milliseconds, computed by the server from the exact microseconds. The
+// order is the table's bigint `seq`, named through its table: a bare `ORDER BY seq` would sort by
+// the text alias (1, 10, 100, 2, …), shuffling the rows and making the pages skip some.
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
 const SELECT = `SELECT seq::text AS seq, ${ms('t')}, ${ms('stmt_t')}, ${ms('txn_t')}, xid, app, op,
   job_id, old_holder, ${ms('old_deadline')}, old_state, new_holder, ${ms('new_deadline')}, new_state
-  FROM ${AUDIT_TABLE} WHERE seq > $1::bigint ORDER BY seq LIMIT ${PAGE}`;
+  FROM ${AUDIT_TABLE} a WHERE a.seq > $1::bigint ORDER BY a.seq LIMIT ${PAGE}`;
 
 /**
  * Reads every audit row, in `seq` order, as history events. Throws an `AuditDataError` when there
@@ -65,30 +67,38 @@ export async function readAuditEvents(client: SqlClient): Promise<AuditEvent[]> 
 /**
  * Reads a row that one transaction deleted and inserted again under the same job id as one
  * update: pg-boss fails and expires a job by `DELETE … RETURNING` and a re-`INSERT` of the same id
- * (into the retry state, or the failed one). Its lease moved; the job did not end and begin
- * again. The update takes the delete's place and time, the old image of the delete and the new
- * image of the insert. A delete with no insert of its id in its transaction stays a delete (a
- * queue that completes by deleting, like graphile-worker).
+ * (into the retry state, or the failed one), in one statement of data-modifying CTEs — whose
+ * parts run in no promised order, so the insert's trigger row may come first. The lease moved;
+ * the job did not end and begin again. The k-th delete of a job in a transaction pairs with its
+ * k-th insert there; the update takes the place and time of the earlier of the two, the old image
+ * of the delete and the new image of the insert. A delete with no insert of its id in its
+ * transaction stays a delete (a queue that completes by deleting, like graphile-worker).
  */
 export function mergeMoves(events: AuditEvent[]): AuditEvent[] {
-  const pendingDeletes = new Map<string, number>();
-  const out: AuditEvent[] = [];
-  for (const event of events) {
+  const deletes = new Map<string, number[]>();
+  const inserts = new Map<string, number[]>();
+  events.forEach((event, i) => {
+    const by = event.op === 'delete' ? deletes : event.op === 'insert' ? inserts : undefined;
+    if (by === undefined) return;
     const key = `${event.xid}\u0000${event.job}`;
-    if (event.op === 'delete') {
-      pendingDeletes.set(key, out.length);
-      out.push(event);
-      continue;
+    const list = by.get(key);
+    if (list === undefined) by.set(key, [i]);
+    else list.push(i);
+  });
+  const replaced = new Map<number, AuditEvent>();
+  const dropped = new Set<number>();
+  for (const [key, dels] of deletes) {
+    const ins = inserts.get(key) ?? [];
+    for (let k = 0; k < Math.min(dels.length, ins.length); k += 1) {
+      const del = events[dels[k]!]!;
+      const insert = events[ins[k]!]!;
+      const first = Math.min(dels[k]!, ins[k]!);
+      replaced.set(first, { ...events[first]!, op: 'update', old: del.old, new: insert.new });
+      dropped.add(Math.max(dels[k]!, ins[k]!));
     }
-    const at = event.op === 'insert' ? pendingDeletes.get(key) : undefined;
-    if (at === undefined) {
-      out.push(event);
-      continue;
-    }
-    pendingDeletes.delete(key);
-    out[at] = { ...out[at]!, op: 'update', new: event.new };
   }
-  return out;
+  if (replaced.size === 0) return events;
+  return events.flatMap((event, i) => (dropped.has(i) ? [] : [replaced.get(i) ?? event]));
 }
 
 function auditEvent(row: AuditRow): AuditEvent {

@@ -14,7 +14,7 @@ interface EffectRow extends Record<string, unknown> {
 
 const SELECT = `SELECT id::text AS id, (extract(epoch FROM at) * 1000)::float8 AS t,
   worker_id, job_id, token, unit
-  FROM leaseproof_effects WHERE id > $1::bigint ORDER BY id LIMIT ${PAGE}`;
+  FROM leaseproof_effects e WHERE e.id > $1::bigint ORDER BY e.id LIMIT ${PAGE}`;
 
 /**
  * Reads the effects the handlers recorded (`leaseproof_effects`), in insertion order. A database

@@ -60,7 +60,10 @@ export function granted(claim: Claim | undefined): Claim {
 }
 
 /** Defines the shared lease-semantics tests for `adapter` (call inside a `describe`). */
-export function leaseSemantics(env: () => StartedEnvironment, adapter: () => ExtendingQueueAdapter): void {
+export function leaseSemantics(
+  env: () => StartedEnvironment,
+  adapter: () => ExtendingQueueAdapter,
+): void {
   const queue = useQueueDb(env, adapter);
   const a = context('worker-a');
   const b = context('worker-b');

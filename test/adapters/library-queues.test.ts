@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkHistory } from '../../src/checker/index.js';
+import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
+import type { StartedEnvironment } from '../../src/env/types.js';
+import { MAINTENANCE_APP } from '../../src/pool/maintenance-loop.js';
+import { executeRun } from '../../src/scenario/execute-run.js';
+import { loadScenario, scenarioToRunPlan } from '../../src/scenario/load-scenario.js';
+import type { AuditEvent } from '../../src/history/types.js';
+
+// The real libraries, from their npm packages, through leaseproof's workers, faults and
+// checkers: one curated scenario each. What the run finds is asserted as found (see the README's
+// "Testing pg-boss" and "Testing graphile-worker" for what it means for a user).
+let env: StartedEnvironment;
+beforeAll(async () => {
+  env = await new EmbeddedEnvironmentProvider().start();
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+async function runScenario(queue: string, file: string) {
+  const plan = scenarioToRunPlan(await loadScenario(file), { queue });
+  const { history, drained } = await executeRun(env, plan);
+  const result = checkHistory(history);
+  const byName = Object.fromEntries(result.results.map((r) => [r.checker, r]));
+  const audit = history.events.filter((e): e is AuditEvent => e.type === 'audit');
+  return { plan, history, drained, byName, audit };
+}
+
+/** Every write to the library's table came from a worker's own connection, or the harness's. */
+function expectOwnConnections(audit: AuditEvent[], workers: string[]): void {
+  const apps = new Set(audit.map((e) => e.app));
+  for (const app of apps) {
+    expect([...workers, 'leaseproof-controller', MAINTENANCE_APP]).toContain(app);
+  }
+  const granters = new Set(
+    audit.filter((e) => e.new?.state === 'held' && e.old?.state !== 'held').map((e) => e.app),
+  );
+  expect([...granters].every((app) => workers.includes(app))).toBe(true);
+  expect(granters.size).toBeGreaterThan(0);
+}
+
+describe('pg-boss 10, through its own fetch / complete / fail / expire', () => {
+  it('pause-past-lease: its complete() commits after the lease ran out (I1), no heartbeat to judge I7/I9 by', async () => {
+    const run = await runScenario('pg-boss', 'scenarios/pause-past-lease.yaml');
+    expect(run.drained).toBe(true);
+    // The scenario's 800 ms lease in pg-boss's whole seconds, stated in the history.
+    expect(run.history.header.lease.durationMs).toBe(1_000);
+    expect(run.history.header.queueTerms).toMatchObject({
+      requestedLease: { durationMs: 800 },
+      extendsLease: false,
+      notes: [
+        expect.stringMatching(/^pg-boss 10\./),
+        expect.stringMatching(/rounded up to 1000 ms/),
+      ],
+      maintenance: { intervalMs: 1_000 },
+    });
+    expectOwnConnections(run.audit, run.history.header.workers);
+    expect(run.audit.filter((e) => e.op === 'delete')).toEqual([]);
+    const { byName } = run;
+    expect(byName['no-stale-ack']?.valid).toBe('invalid');
+    expect(byName['no-stale-ack']?.evidence[0]?.message).toMatch(
+      /ack by w\d \(claim \d\) committed at .* after its claim expired/,
+    );
+    expect(byName['lease-honored']?.valid).toBe('valid');
+    expect(byName['single-completion']?.valid).toBe('valid');
+    expect(byName['no-lost-job']?.valid).toBe('valid');
+    expect(byName['bounded-zombie']?.valid).toBe('unknown');
+    expect(byName['bounded-zombie']?.why).toMatch(/no lease extension/);
+    expect(byName['explained-expiry']?.valid).toBe('unknown');
+  }, 120_000);
+});
+
+describe('graphile-worker 0.17, through its own getJobs / completeJobs / failJobs / resetLockedAt', () => {
+  it('pause-past-lease: its completeJobs() deletes after the (rescaled) lock ran out (I1)', async () => {
+    const run = await runScenario('graphile-worker', 'scenarios/pause-past-lease.yaml');
+    expect(run.drained).toBe(true);
+    expect(run.history.header.lease.durationMs).toBe(800);
+    expect(run.history.header.queueTerms).toMatchObject({
+      extendsLease: false,
+      rescaled: [
+        {
+          constant: 'lock timeout',
+          library: "interval '4 hours'",
+          run: "interval '800 milliseconds'",
+          statement: expect.stringMatching(/^resetLockedAt/),
+        },
+        { constant: 'stale-lock sweep interval', run: expect.stringMatching(/^33 ms/) },
+      ],
+      maintenance: { intervalMs: 33 },
+    });
+    expectOwnConnections(run.audit, run.history.header.workers);
+    // Completion is a DELETE by a worker; a stale lock is freed by resetLockedAt.
+    expect(run.audit.some((e) => e.op === 'delete' && e.app.startsWith('w'))).toBe(true);
+    const { byName } = run;
+    expect(byName['no-stale-ack']?.valid).toBe('invalid');
+    expect(byName['no-stale-ack']?.evidence[0]?.message).toMatch(
+      /ack by w\d .* after its claim expired/,
+    );
+    expect(byName['lease-honored']?.valid).toBe('valid');
+    expect(byName['single-completion']?.valid).toBe('valid');
+    expect(byName['no-lost-job']?.valid).toBe('valid');
+    expect(byName['bounded-zombie']?.valid).toBe('unknown');
+    expect(byName['explained-expiry']?.valid).toBe('unknown');
+  }, 120_000);
+});

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { AdapterError } from '../../src/queue/adapter-error.js';
+import { leaseInWholeUnits, leaseTermsOf } from '../../src/queue/lease-terms.js';
+import { referenceQueue } from '../../src/queue/reference-queue.js';
+import type { LeaseSettings, QueueAdapter } from '../../src/queue/types.js';
+import { adapterProblems } from '../../src/queue/validate-adapter.js';
+import { settleQueueTerms } from '../../src/scenario/queue-terms.js';
+
+const LEASE: LeaseSettings = { durationMs: 800, heartbeatMs: 200, extendByMs: 800, pollMs: 50 };
+
+describe('lease terms', () => {
+  it('rounds a lease up to whole units, never down, and says so', () => {
+    expect(leaseInWholeUnits(LEASE, 1_000, 'seconds')).toEqual({
+      lease: { ...LEASE, durationMs: 1_000 },
+      notes: [
+        "the lease is set in whole seconds: the scenario's 800 ms lease was rounded up to 1000 ms",
+      ],
+      rescaled: [],
+    });
+    expect(leaseInWholeUnits({ ...LEASE, durationMs: 2_001 }, 1_000, 's').lease.durationMs).toBe(
+      3_000,
+    );
+    // Already whole: unchanged, nothing to say.
+    expect(leaseInWholeUnits({ ...LEASE, durationMs: 2_000 }, 1_000, 's')).toEqual({
+      lease: { ...LEASE, durationMs: 2_000 },
+      notes: [],
+      rescaled: [],
+    });
+  });
+
+  it('takes the scenario lease as it is from a queue without leaseTerms', () => {
+    expect(leaseTermsOf(referenceQueue, LEASE)).toEqual({ lease: LEASE, notes: [], rescaled: [] });
+    expect(settleQueueTerms(referenceQueue, LEASE)).toEqual({ lease: LEASE });
+  });
+
+  it('refuses terms that are no lease, naming the adapter and each problem', () => {
+    const bad: QueueAdapter = {
+      ...referenceQueue,
+      name: 'bad-terms',
+      leaseTerms: () => ({
+        lease: { ...LEASE, durationMs: 0, pollMs: Number.NaN },
+        notes: 'x' as unknown as string[],
+        rescaled: [{ constant: 'c' }] as never,
+      }),
+    };
+    const error = (() => {
+      try {
+        leaseTermsOf(bad, LEASE);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(AdapterError);
+    expect((error as Error).message).toMatch(/queue adapter "bad-terms": leaseTerms\(\) returned/);
+    expect((error as Error).message).toMatch(/lease.durationMs: expected a positive number/);
+    expect((error as Error).message).toMatch(/lease.pollMs/);
+    expect((error as Error).message).toMatch(/notes: expected an array/);
+    expect((error as Error).message).toMatch(/rescaled: expected an array of/);
+    const throwing: QueueAdapter = {
+      ...referenceQueue,
+      name: 'throws',
+      leaseTerms: () => {
+        throw new Error('no');
+      },
+    };
+    expect(() => leaseTermsOf(throwing, LEASE)).toThrow(/"throws": leaseTerms\(\) threw: no/);
+  });
+
+  it('records the terms of a queue that rounds, does not extend and needs a sweep', () => {
+    const { extend: _extend, ...noExtend } = referenceQueue;
+    const queue: QueueAdapter = {
+      ...noExtend,
+      name: 'seconds',
+      leaseTerms: (requested) => leaseInWholeUnits(requested, 1_000, 'seconds'),
+      maintenance: {
+        description: 'sweeps',
+        intervalMs: (l) => l.durationMs / 2,
+        run: async () => {},
+      },
+    };
+    expect(adapterProblems(queue)).toEqual([]);
+    expect(settleQueueTerms(queue, LEASE)).toEqual({
+      lease: { ...LEASE, durationMs: 1_000 },
+      record: {
+        requestedLease: LEASE,
+        notes: [expect.stringMatching(/rounded up to 1000 ms/)],
+        rescaled: [],
+        extendsLease: false,
+        maintenance: { description: 'sweeps', intervalMs: 500 },
+      },
+    });
+  });
+
+  it('checks the shapes of the optional members', () => {
+    const problems = adapterProblems({
+      ...referenceQueue,
+      extend: 'yes',
+      leaseTerms: 3,
+      maintenance: { description: '', intervalMs: 5 },
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^extend: got a string .*no lease extension/),
+      expect.stringMatching(/^leaseTerms: got a number/),
+      expect.stringMatching(/^maintenance.description: got a string/),
+      expect.stringMatching(/^maintenance.intervalMs: got a number/),
+      expect.stringMatching(/^maintenance.run: missing/),
+    ]);
+  });
+});
