@@ -111,9 +111,9 @@ describe('pg-boss primitives', () => {
   it("expire() releases a claim past its deadline; complete() is by id, so the stale holder's ack completes the job under the next claim", async () => {
     const b = await bench(pgBossQueue);
     try {
-      const [w1, w2, sweeper] = await Promise.all(
-        ['w1', 'w2', MAINTENANCE_APP].map((a) => b.client(a)),
-      );
+      const w1 = await b.client('w1');
+      const w2 = await b.client('w2');
+      const sweeper = await b.client(MAINTENANCE_APP);
       const first = granted(await pgBossQueue.claim(w1, b.ctx('w1')));
       // Before the deadline the sweep leaves it; after, pg-boss's own expire() moves it to retry.
       await pgBossQueue.maintenance!.run(sweeper, { lease: b.lease });
@@ -186,9 +186,9 @@ describe('graphile-worker primitives', () => {
   it('frees an expired lock only through resetLockedAt with its 4 hours rescaled; the stale delete still commits', async () => {
     const b = await bench(graphileWorkerQueue);
     try {
-      const [w1, w2, sweeper] = await Promise.all(
-        ['w1', 'w2', MAINTENANCE_APP].map((a) => b.client(a)),
-      );
+      const w1 = await b.client('w1');
+      const w2 = await b.client('w2');
+      const sweeper = await b.client(MAINTENANCE_APP);
       const first = granted(await graphileWorkerQueue.claim(w1, b.ctx('w1')));
       await sleep(b.lease.durationMs + 100);
       // The claim predicate never looks at the lock's age: only the sweep frees it.

@@ -67,9 +67,11 @@ describe('lease terms', () => {
   });
 
   it('records the terms of a queue that rounds, does not extend and needs a sweep', () => {
-    const { extend: _extend, ...noExtend } = referenceQueue;
+    const withoutExtend = Object.fromEntries(
+      Object.entries(referenceQueue).filter(([key]) => key !== 'extend'),
+    ) as unknown as QueueAdapter;
     const queue: QueueAdapter = {
-      ...noExtend,
+      ...withoutExtend,
       name: 'seconds',
       leaseTerms: (requested) => leaseInWholeUnits(requested, 1_000, 'seconds'),
       maintenance: {
