@@ -118,7 +118,8 @@ function cutWhy(undecided: number, expired: number, derived: DerivedHistory): st
  * When the job stopped being stalled on an expired claim: the next grant, or — first — a late
  * ack or extension that took it back (a weakly fenced queue allows those), or a completion of
  * the job after a sweeper had already released the claim (graphile-worker's late delete after
- * its resetLockedAt: the job is done, nothing waits for a re-claim). NaN if never.
+ * its resetLockedAt: the job is done, nothing waits for a re-claim), or the job given up for good.
+ * NaN if never.
  */
 function recoveryOf(derived: DerivedHistory, claim: DerivedClaim): number {
   const events = derived.history.events;
@@ -130,6 +131,16 @@ function recoveryOf(derived: DerivedHistory, claim: DerivedClaim): number {
     const stmtT = (events[completion.index] as AuditEvent).stmtT;
     if (stmtT > claim.grantStmtT) {
       t = min(t, stmtT);
+      break;
+    }
+  }
+  // A sweeper that gives the job up for good on its expiry (pg-boss's expire() once the retries
+  // are spent) leaves nothing to re-claim: I3 judges whether that is allowed, not I8.
+  for (const index of claim.job.releases) {
+    const e = events[index] as AuditEvent;
+    const terminal = e.new?.state === 'dead' || e.new?.state === 'failed';
+    if (terminal && e.stmtT > claim.grantStmtT) {
+      t = min(t, e.stmtT);
       break;
     }
   }

@@ -64,6 +64,15 @@ describe('timely-recovery after a sweeper released the claim', () => {
     expect(result.stats?.stallMs).toMatchObject({ count: 1, max: 15 });
   });
 
+  it('ends it when the sweeper gives the job up for good (pg-boss: retries spent)', () => {
+    const b = new HistoryBuilder();
+    b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1);
+    b.fail('1', 'leaseproof-maintenance', 205, 'dead');
+    const result = check(timelyRecovery, b.end(1000).build());
+    expect(result.valid).toBe('valid');
+    expect(result.counts).toMatchObject({ expired: 1, recovered: 1, unrecovered: 0 });
+  });
+
   it('still flags the job when nothing completes or re-claims it while w2 is free', () => {
     const result = check(timelyRecovery, lateDeleteAfterSweep(undefined));
     expect(result.valid).toBe('invalid');
