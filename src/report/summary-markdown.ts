@@ -7,7 +7,7 @@ import type { Verdict } from '../checker/types.js';
 import { evidenceLines } from './describe-evidence.js';
 import { escapeMarkdown as md } from './escape.js';
 import type { CheckerVerdict, ScenarioVerdict, VerdictFile } from './verdict-types.js';
-import type { QueueTermsRecord } from '../history/types.js';
+import { queueTermsLines } from './queue-terms-lines.js';
 
 /** Evidence items shown per checker; the rest are in verdict.json. */
 export const SUMMARY_EVIDENCE = 3;
@@ -90,29 +90,9 @@ function scenarioSection(s: ScenarioVerdict, flagged: CheckerVerdict[]): string[
       `${s.complete ? '' : 'The history was cut short. '}` +
       `[Timeline](${s.files.timeline}) · [history](${s.files.history})`,
   ];
-  if (s.queueTerms !== undefined) lines.push('', ...termsLines(s.queueTerms));
+  const terms = queueTermsLines(s.queueTerms).map((line) => `- ${md(line)}`);
+  if (terms.length > 0) lines.push('', ...terms);
   for (const c of flagged) lines.push('', ...checkerSection(s, c));
-  return lines;
-}
-
-/** What the queue did with the scenario's lease, so no rounding or rescaling is silent. */
-function termsLines(terms: QueueTermsRecord): string[] {
-  const lines = [
-    ...terms.notes.map((n) => `- Lease: ${md(n)}.`),
-    ...terms.rescaled.map(
-      (r) =>
-        `- Time compression: ${md(r.constant)} is ${md(r.library)} in the library, ` +
-        `${md(r.run)} in this run; rewritten in ${md(r.statement)}.`,
-    ),
-  ];
-  if (!terms.extendsLease) {
-    lines.push('- No lease extension: workers send no heartbeat; I7 and I9 cannot judge.');
-  }
-  if (terms.maintenance !== undefined) {
-    lines.push(
-      `- Background sweep every ${terms.maintenance.intervalMs}ms: ${md(terms.maintenance.description)}`,
-    );
-  }
   return lines;
 }
 

@@ -4,6 +4,7 @@
  * piece of evidence — pinned at the latest event it cites, which is the offending one (the stale
  * ack, the second grant, the effect after the loss).
  */
+import { queueTermsLines } from './queue-terms-lines.js';
 import type { CheckResult, CompositeResult, Evidence } from '../checker/types.js';
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedHistory } from '../history/derive-types.js';
@@ -47,6 +48,7 @@ export function buildTimelineData(
     endT: rel(derived.endT),
     complete: historyEnd(history) !== undefined,
     lease: history.header.lease,
+    terms: queueTermsLines(history.header.queueTerms),
     // Complete only now: placing faults and markers can add lanes (the harness, say).
     lanes: layout.lanes,
     claims,

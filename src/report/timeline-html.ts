@@ -37,6 +37,7 @@ export function renderTimelineHtml(data: TimelineData, echarts: string): string 
 <header>
 <h1>${h(title)} <span class="verdict verdict-${data.verdict}">${data.verdict === 'invalid' ? 'INVALID' : data.verdict}</span></h1>
 <p class="meta">seed ${data.seed} · lease ${lease.durationMs}ms, heartbeat ${lease.heartbeatMs}ms, extend by ${lease.extendByMs}ms, poll ${lease.pollMs}ms · ${data.endT}ms long${data.complete ? '' : ' (history cut short)'} · started ${h(databaseTime(data.startedAt))} on the database clock</p>
+${data.terms.length === 0 ? '' : `<ul class="terms">\n${data.terms.map((t) => `<li>${h(t)}</li>`).join('\n')}\n</ul>`}
 <ul class="checkers">
 ${data.checkers.map(checkerChip).join('\n')}
 </ul>

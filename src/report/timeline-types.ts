@@ -184,6 +184,8 @@ export interface TimelineData {
   complete: boolean;
   /** The lease settings. */
   lease: LeaseSettings;
+  /** What the queue did with the scenario's lease (rounding, rescaling, no heartbeat), if anything. */
+  terms: string[];
   /** Lanes, top to bottom. */
   lanes: TimelineLane[];
   /** Claim bars. */

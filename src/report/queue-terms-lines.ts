@@ -1,0 +1,26 @@
+import type { QueueTermsRecord } from '../history/types.js';
+
+/**
+ * What a queue did with the scenario's lease, one plain sentence each, for every report that
+ * shows a run: no rounding, rescaling or missing heartbeat is silent.
+ */
+export function queueTermsLines(terms: QueueTermsRecord | undefined): string[] {
+  if (terms === undefined) return [];
+  const lines = [
+    ...terms.notes.map((n) => `Lease: ${n}.`),
+    ...terms.rescaled.map(
+      (r) =>
+        `Time compression: ${r.constant} is ${r.library} in the library, ${r.run} in this run; ` +
+        `rewritten in ${r.statement}.`,
+    ),
+  ];
+  if (!terms.extendsLease) {
+    lines.push('No lease extension: workers send no heartbeat; I7 and I9 cannot judge.');
+  }
+  if (terms.maintenance !== undefined) {
+    lines.push(
+      `Background sweep every ${terms.maintenance.intervalMs}ms: ${terms.maintenance.description}.`,
+    );
+  }
+  return lines;
+}
