@@ -1,5 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { HandlerPlan, UnitPlan } from './types.js';
+
+/**
+ * Waits `ms` on the global `setTimeout` — not `node:timers/promises`, which fake timers do not
+ * reach: the tuning simulation runs this very handler on @sinonjs/fake-timers.
+ */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 /** What the handler reports while it runs. */
 export interface HandlerHooks {

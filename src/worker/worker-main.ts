@@ -7,7 +7,6 @@
  * message first, then control messages; it streams events back. It exits by itself when the
  * controller goes away, and on SIGTERM it finishes the current job and exits.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadQueueAdapter } from '../queue/load-adapter.js';
 import { adapterDeadline } from '../queue/adapter-deadline.js';
 import { workerBehaviourOf } from '../queue/worker-behaviour.js';
@@ -15,7 +14,8 @@ import type { Claim, QueueAdapter, QueueContext } from '../queue/types.js';
 import { ResilientConnection } from './connection.js';
 import { SkewedClock } from './clock-skew.js';
 import { EffectRecorder } from './effects.js';
-import { busyWait, handlerPlanOf, runHandler } from './handler.js';
+import { ClaimLoop } from './claim-loop.js';
+import { busyWait } from './handler.js';
 import { EventLoopHeartbeat, ThreadHeartbeat, type Heartbeat } from './heartbeat.js';
 import { DEFAULT_STARVATION, StarvationProbe } from './starvation-probe.js';
 import { monotonicNow, type ControlMessage, type WorkerConfig, type WorkerEvent } from './types.js';
@@ -44,7 +44,8 @@ let exitReason = 'stopped';
 let go: () => void = () => undefined;
 const released = new Promise<void>((resolve) => (go = resolve));
 const clock = new SkewedClock();
-let current: { claim: Claim; abort: AbortController; lost: boolean } | undefined;
+// The loop is made once the adapter is loaded; a signal before that only sets `stopping`.
+const worker: { loop?: ClaimLoop } = {};
 
 const config = await new Promise<WorkerConfig>((resolve) => {
   const onMessage = (message: ControlMessage): void => {
@@ -60,20 +61,20 @@ const config = await new Promise<WorkerConfig>((resolve) => {
 process.on('disconnect', () => {
   stopping = true;
   exitReason = 'controller disconnected';
-  current?.abort.abort();
+  worker.loop?.abort();
   go();
   setTimeout(() => process.exit(0), 2_000).unref();
 });
 process.on('SIGTERM', () => {
   stopping = true;
   exitReason = 'SIGTERM';
+  worker.loop?.stop();
   go();
 });
 
 if (config.clock) clock.set(config.clock);
 const adapter: QueueAdapter = await loadQueueAdapter(config.queue);
 const behaviour = workerBehaviourOf(adapter);
-const watchdog = behaviour.watchdog;
 const ctx: QueueContext = {
   workerId: config.workerId,
   lease: config.lease,
@@ -97,19 +98,30 @@ const effects = new EffectRecorder(config.effectsUrl, config.workerId);
 const callBoundMs = 2 * (config.statementTimeoutMs ?? config.lease.durationMs) + 1_000;
 const bounded = <T>(what: string, work: Promise<T>): Promise<T> =>
   adapterDeadline(work, callBoundMs, `queue adapter "${adapter.name}": ${what}()`);
-const sink = {
-  emit,
-  lost: (token: string) => {
-    if (current?.claim.token !== token) return;
-    current.lost = true;
-    // The watchdog: a lost claim aborts the handler at its next cancellation point.
-    if (watchdog === true) current.abort.abort();
-  },
-};
+const sink = { emit, lost: (token: string) => worker.loop?.lost(token) };
 const heartbeat: Heartbeat =
   behaviour.heartbeat === 'thread'
     ? new ThreadHeartbeat(config, sink)
     : new EventLoopHeartbeat(config, adapter, ctx, sink);
+const checkpoint = adapter.checkpoint?.bind(adapter);
+const loop = new ClaimLoop({
+  queue: {
+    claim: () => bounded('claim', adapter.claim(queueConnection, ctx)),
+    ack: (claim) => bounded('ack', adapter.ack(queueConnection, claim, ctx)),
+    fail: (claim, error) => bounded('fail', adapter.fail(queueConnection, claim, error, ctx)),
+    ...(checkpoint && {
+      checkpoint: (claim: Claim, cursor: string) =>
+        bounded('checkpoint', checkpoint(queueConnection, claim, cursor, ctx)),
+    }),
+  },
+  heartbeat,
+  watchdog: behaviour.watchdog,
+  pollMs: config.lease.pollMs,
+  emit,
+  effect: (jobId, token, unit) => effects.record(jobId, token, unit),
+  onSyncUnit: flush,
+});
+worker.loop = loop;
 
 // Control messages are taken only once the heartbeat exists: the controller sends none before
 // the worker says it is ready.
@@ -148,138 +160,12 @@ emit({ kind: 'ready', at: monotonicNow(), pid: process.pid });
 const probe = new StarvationProbe('main', config.starvation ?? DEFAULT_STARVATION, emit);
 probe.start();
 
-/** Runs a queue call, emitting invoke and complete with its outcome. */
-async function call(
-  kind: 'ack' | 'fail' | 'checkpoint',
-  claim: Claim,
-  run: () => Promise<boolean>,
-): Promise<boolean> {
-  const { jobId, token } = claim;
-  emit({ kind, phase: 'invoke', at: monotonicNow(), jobId, token });
-  try {
-    const ok = await bounded(kind, run());
-    emit({
-      kind,
-      phase: 'complete',
-      outcome: ok ? 'ok' : 'fail',
-      at: monotonicNow(),
-      jobId,
-      token,
-    });
-    return ok;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    emit({
-      kind,
-      phase: 'complete',
-      outcome: 'info',
-      at: monotonicNow(),
-      jobId,
-      token,
-      error: message,
-    });
-    // Unknown: the handler goes on, and the next checkpoint or the ack will tell.
-    return true;
-  }
-}
-
-async function work(claim: Claim, claimedAtAbs: number): Promise<void> {
-  const abort = new AbortController();
-  const job = (current = { claim, abort, lost: false });
-  heartbeat.start(claim, claimedAtAbs);
-  const { jobId, token } = claim;
-  try {
-    const plan = handlerPlanOf(claim.payload);
-    const result = await runHandler(
-      plan,
-      abort.signal,
-      {
-        onUnit: (unit, u) => {
-          emit({ kind: 'unit', at: monotonicNow(), jobId, token, unit, effect: u.effect });
-          // A synchronous unit blocks the loop the batch would be flushed on: send it now.
-          if (u.sync) flush();
-        },
-        onEffect: async (unit) => {
-          const recorded = await effects.record(jobId, token, unit);
-          emit({ kind: 'effect', at: monotonicNow(), jobId, token, unit, recorded });
-        },
-        onAbort: (unit) => emit({ kind: 'abort', at: monotonicNow(), jobId, token, unit }),
-        ...(plan.checkpoint && {
-          onCheckpoint: async (unit: number) => {
-            if (adapter.checkpoint === undefined) return true;
-            const cursor = String(unit + 1);
-            return call(
-              'checkpoint',
-              claim,
-              () =>
-                adapter.checkpoint?.(queueConnection, claim, cursor, ctx) ?? Promise.resolve(true),
-            );
-          },
-        }),
-      },
-      plan.checkpoint ? Number(claim.cursor ?? 0) || 0 : 0,
-    );
-    // A scripted transient error (the scenario's `failAttempts`) ends the attempt after its last
-    // unit, so the fail comes from a worker that did all the work, as a real late error would.
-    if (result.completed && claim.attempt <= plan.failAttempts) {
-      throw new Error(
-        `handler failed on attempt ${claim.attempt} (failAttempts ${plan.failAttempts})`,
-      );
-    }
-    heartbeat.stop();
-    // The known-bad `between-jobs` watchdog looks only here, after the zombie work is done.
-    const skip = watchdog === 'between-jobs' && job.lost;
-    if (result.completed && !skip) {
-      await call('ack', claim, () => adapter.ack(queueConnection, claim, ctx));
-    }
-  } catch (error) {
-    heartbeat.stop();
-    const message = error instanceof Error ? error.message : String(error);
-    await call('fail', claim, () => adapter.fail(queueConnection, claim, message, ctx));
-  } finally {
-    current = undefined;
-  }
-}
-
 // Claims start on `go`, which the pool sends to every worker at once when all are ready: a worker
 // forked first must not drain the queue while the last one is still loading, and a scenario's
 // time zero (a clock skew "at 0s") must come before the first claim.
 await released;
-while (!stopping) {
-  const sentAt = monotonicNow();
-  let claim: Claim | undefined;
-  let claimFailed = false;
-  try {
-    claim = await bounded('claim', adapter.claim(queueConnection, ctx));
-    if (claim !== undefined) {
-      emit({
-        kind: 'claim',
-        at: monotonicNow(),
-        sentAt,
-        outcome: 'ok',
-        jobId: claim.jobId,
-        token: claim.token,
-        attempt: claim.attempt,
-      });
-    }
-  } catch (error) {
-    // A claim whose reply was lost may have been granted: `info`. The lease will expire and
-    // the job will be claimed again; that is the at-least-once the checkers expect.
-    claimFailed = true;
-    emit({
-      kind: 'claim',
-      at: monotonicNow(),
-      outcome: 'info',
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
-  if (claim !== undefined) await work(claim, sentAt);
-  // After a claim that failed (a broken connection) the next attempt reconnects at once rather
-  // than after a poll interval: a worker back from a partition is free, and expired claims are
-  // waiting for it. The short pause keeps a refused connection from spinning.
-  else if (!stopping)
-    await sleep(claimFailed ? Math.min(10, config.lease.pollMs) : config.lease.pollMs);
-}
+if (stopping) loop.stop();
+await loop.run();
 
 probe.stop();
 emit({ kind: 'exit', at: monotonicNow(), reason: exitReason });

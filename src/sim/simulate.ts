@@ -1,0 +1,366 @@
+/**
+ * The tuning simulation: one sweep point, thousands of jobs, in milliseconds of wall time.
+ *
+ * The workers run the real worker code — `ClaimLoop` (claim, poll, watchdog, ack / fail),
+ * `runHandler` and `HeartbeatCore` from `src/worker/`, the modules every worker process runs —
+ * on @sinonjs/fake-timers, against `SimQueue`, the reference lease semantics in memory. Faults
+ * act on a worker's link to the database as on a real process: a crash kills it (its calls never
+ * return, its heartbeat stops) until it restarts as a fresh worker; a pause holds its calls until
+ * it resumes; a partition makes its calls time out unapplied. One seed, one result.
+ *
+ * Fake timers are installed on the global clock for the duration of a call: simulations in one
+ * thread run one after another (`simulatePoint` refuses to nest).
+ */
+import FakeTimers from '@sinonjs/fake-timers';
+import type { Claim, LeaseSettings } from '../queue/types.js';
+import { drawDuration } from '../scenario/durations.js';
+import { Random } from '../scenario/random.js';
+import { ClaimLoop } from '../worker/claim-loop.js';
+import { sleep } from '../worker/handler.js';
+import { HeartbeatCore } from '../worker/heartbeat-core.js';
+import type { UnitPlan, WorkerEvent } from '../worker/types.js';
+import { SimQueue } from './sim-queue.js';
+import type { SimPoint, SimResult, SimWorkload, Spread } from './sim-types.js';
+
+const HOUR_MS = 3_600_000;
+let running = false;
+
+/** A fault window on one worker. */
+interface FaultWindow {
+  worker: string;
+  kind: 'crash' | 'pause' | 'partition';
+  from: number;
+  to: number;
+}
+
+/** Simulates one point; deterministic for a seed. */
+export async function simulatePoint(point: SimPoint, workload: SimWorkload): Promise<SimResult> {
+  if (running) throw new Error('simulatePoint: one simulation at a time per thread');
+  running = true;
+  // Wall time from the process clock: `performance` is about to be a fake one.
+  const wallStart = process.hrtime.bigint();
+  const clock = FakeTimers.install({
+    now: 0,
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'Date'],
+    loopLimit: Number.MAX_SAFE_INTEGER,
+  });
+  try {
+    const world = new World(point, workload, clock);
+    world.start();
+    const horizon = world.horizonMs();
+    while (!world.drained() && clock.now < horizon) await clock.nextAsync();
+    world.finish();
+    return world.result(Number(process.hrtime.bigint() - wallStart) / 1e6);
+  } finally {
+    clock.uninstall();
+    running = false;
+  }
+}
+
+class World {
+  readonly queue: SimQueue;
+  readonly random: Random;
+  readonly lease: LeaseSettings;
+  readonly faults: FaultWindow[] = [];
+  readonly crashStalls: { at: number; jobId: number }[] = [];
+  private readonly workers = new Map<string, SimWorker>();
+  private stopped = false;
+  private endMs = 0;
+
+  constructor(
+    readonly point: SimPoint,
+    readonly workload: SimWorkload,
+    private readonly clock: ReturnType<typeof FakeTimers.install>,
+  ) {
+    this.queue = new SimQueue(workload.maxAttempts);
+    this.random = new Random(workload.seed);
+    this.lease = {
+      durationMs: point.leaseMs,
+      heartbeatMs: point.heartbeatMs ?? point.leaseMs,
+      extendByMs: point.extendByMs,
+      pollMs: point.pollMs,
+    };
+  }
+
+  now(): number {
+    return this.clock.now;
+  }
+
+  start(): void {
+    const { workload } = this;
+    if (workload.arrivalsPerSecond === undefined) {
+      for (let i = 0; i < workload.jobs; i += 1) this.queue.enqueue(this.drawJob(), 0);
+    } else {
+      this.arrive(0, workload.arrivalsPerSecond);
+    }
+    for (let i = 1; i <= workload.workers; i += 1) {
+      const id = `w${i}`;
+      this.spawn(id);
+      this.scheduleFaults(id);
+    }
+  }
+
+  /**
+   * Where the simulation gives up on jobs that never finish (a job longer than its lease with no
+   * heartbeat is claimed again and again, as the reference queue would): well past the last
+   * arrival, twenty times the longest job plus its lease, and an hour of faults.
+   */
+  horizonMs(): number {
+    const longest = this.queue.jobs.reduce(
+      (max, job) =>
+        Math.max(
+          max,
+          job.units.reduce((sum, u) => sum + u.ms, 0),
+        ),
+      0,
+    );
+    const arrivals =
+      this.workload.arrivalsPerSecond === undefined
+        ? 0
+        : (this.workload.jobs / this.workload.arrivalsPerSecond) * 1000 * 2;
+    return arrivals + 20 * (longest + this.point.leaseMs) + HOUR_MS;
+  }
+
+  drained(): boolean {
+    return this.queue.drained(this.workload.jobs);
+  }
+
+  finish(): void {
+    this.stopped = true;
+    this.endMs = this.now();
+    this.queue.settle(this.endMs);
+    for (const worker of this.workers.values()) worker.kill();
+  }
+
+  spawn(id: string): void {
+    const worker = new SimWorker(id, this);
+    this.workers.set(id, worker);
+    void worker.loop.run();
+  }
+
+  private drawJob(): UnitPlan[] {
+    const total = drawDuration(this.workload.duration, this.random);
+    const units = Math.max(1, this.workload.units);
+    return Array.from({ length: units }, () => ({ ms: total / units, sync: false, effect: false }));
+  }
+
+  private arrive(n: number, perSecond: number): void {
+    if (n >= this.workload.jobs) return;
+    this.queue.enqueue(this.drawJob(), this.now());
+    const gap = this.exponential(1000 / perSecond);
+    setTimeout(() => this.arrive(n + 1, perSecond), gap);
+  }
+
+  private exponential(meanMs: number): number {
+    return -Math.log(1 - this.random.next()) * meanMs;
+  }
+
+  private scheduleFaults(id: string): void {
+    const f = this.workload.faults;
+    const every = (perHour: number, strike: () => void): void => {
+      if (perHour <= 0) return;
+      const next = (): void => {
+        if (this.stopped) return;
+        strike();
+        setTimeout(next, this.exponential(HOUR_MS / perHour));
+      };
+      setTimeout(next, this.exponential(HOUR_MS / perHour));
+    };
+    every(f.crashesPerWorkerHour, () => this.crash(id));
+    every(f.pausesPerWorkerHour, () => {
+      const ms = drawDuration(f.pause, this.random);
+      this.workers.get(id)?.pause(ms);
+      this.faults.push({ worker: id, kind: 'pause', from: this.now(), to: this.now() + ms });
+    });
+    every(f.partitionsPerWorkerHour, () => {
+      const ms = drawDuration(f.partition, this.random);
+      this.workers.get(id)?.partition(ms);
+      this.faults.push({ worker: id, kind: 'partition', from: this.now(), to: this.now() + ms });
+    });
+  }
+
+  private crash(id: string): void {
+    const worker = this.workers.get(id);
+    if (worker === undefined || !worker.alive) return;
+    worker.kill();
+    const now = this.now();
+    const restart = this.workload.faults.restartAfterMs;
+    this.faults.push({ worker: id, kind: 'crash', from: now, to: now + restart });
+    for (const job of this.queue.jobs) {
+      const last = job.claims[job.claims.length - 1];
+      if (job.state === 'held' && last?.worker === id)
+        this.crashStalls.push({ at: now, jobId: job.id });
+    }
+    setTimeout(() => {
+      if (!this.stopped) this.spawn(id);
+    }, restart);
+  }
+
+  /** Whether `worker` was under a fault at some moment of [from, to]. */
+  faulted(worker: string, from: number, to: number): boolean {
+    return this.faults.some((f) => f.worker === worker && f.from <= to && f.to >= from);
+  }
+
+  result(wallMs: number): SimResult {
+    const { queue, workload } = this;
+    const per1000 = (n: number): number => (n * 1000) / workload.jobs;
+    let duplicates = 0;
+    let duplicatedJobs = 0;
+    let faultDuplicates = 0;
+    let unexplained = 0;
+    let completed = 0;
+    let dead = 0;
+    for (const job of queue.jobs) {
+      if (job.state === 'completed') completed += 1;
+      if (job.state === 'dead') dead += 1;
+      let executedBefore = false;
+      if (job.claims.filter((c) => c.executed).length > 1) duplicatedJobs += 1;
+      job.claims.forEach((claim, i) => {
+        const lostAt = claim.end === 'expired' ? claim.expiredAt : NaN;
+        if (claim.end === 'expired' && !this.faulted(claim.worker, claim.grantedAt, lostAt)) {
+          unexplained += 1;
+        }
+        if (!claim.executed) return;
+        if (executedBefore) {
+          duplicates += 1;
+          const previous = job.claims[i - 1]!;
+          const until = Number.isNaN(previous.expiredAt) ? claim.grantedAt : previous.expiredAt;
+          if (this.faulted(previous.worker, previous.grantedAt, until)) faultDuplicates += 1;
+        }
+        executedBefore = true;
+      });
+    }
+    const stalls = this.crashStalls.flatMap(({ at, jobId }) => {
+      const next = queue.jobs[jobId - 1]!.claims.find((c) => c.grantedAt > at);
+      return next === undefined ? [] : [next.grantedAt - at];
+    });
+    const seconds = Math.max(this.endMs, 1) / 1000;
+    const writes = queue.extendWrites / seconds;
+    return {
+      point: this.point,
+      jobs: workload.jobs,
+      completed,
+      dead,
+      unfinished: workload.jobs - completed - dead,
+      duplicatesPer1000: per1000(duplicates),
+      duplicatedJobsPer1000: per1000(duplicatedJobs),
+      faultDuplicatesPer1000: per1000(faultDuplicates),
+      leaseDuplicatesPer1000: per1000(duplicates - faultDuplicates),
+      unexplainedExpiriesPer1000: per1000(unexplained),
+      crashStallMs: spread(stalls),
+      heartbeatWritesPerWorkerSecond: writes / workload.workers,
+      heartbeatWritesPerSecond: writes,
+      throughputPerSecond: completed / seconds,
+      simulatedMs: this.endMs,
+      wallMs,
+    };
+  }
+}
+
+/** One simulated worker process: the real claim loop and heartbeat core over a faulty link. */
+class SimWorker {
+  alive = true;
+  readonly loop: ClaimLoop;
+  private core: HeartbeatCore | undefined;
+  private pausedUntil = 0;
+  private partitionedUntil = 0;
+
+  constructor(
+    readonly id: string,
+    private readonly world: World,
+  ) {
+    const { queue, lease, point } = world;
+    const extend =
+      point.heartbeatMs === null
+        ? undefined
+        : (claim: Claim) => this.call(() => queue.extend(claim, world.now(), lease.extendByMs));
+    this.loop = new ClaimLoop({
+      queue: {
+        claim: () => this.call(() => queue.claim(id, world.now(), lease.durationMs)),
+        ack: (claim) => this.call(() => queue.ack(claim, world.now())),
+        fail: (claim) => this.call(() => queue.fail(claim, world.now())),
+      },
+      heartbeat: {
+        start: (claim, claimedAtAbs) => {
+          this.core?.stop();
+          this.core = new HeartbeatCore(
+            claim,
+            lease,
+            extend,
+            (event) => this.emit(event),
+            () => this.loop.lost(claim.token),
+            claimedAtAbs - performance.timeOrigin,
+          );
+        },
+        stop: () => this.core?.stop(),
+      },
+      watchdog: true,
+      pollMs: lease.pollMs,
+      emit: (event) => this.emit(event),
+      effect: () => Promise.resolve(true),
+    });
+  }
+
+  kill(): void {
+    this.alive = false;
+    this.loop.abort();
+    this.core?.stop();
+  }
+
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, this.world.now() + ms);
+  }
+
+  partition(ms: number): void {
+    this.partitionedUntil = Math.max(this.partitionedUntil, this.world.now() + ms);
+  }
+
+  private emit(event: WorkerEvent): void {
+    if (this.alive && event.kind === 'unit') this.world.queue.executed(event.jobId, event.token);
+  }
+
+  /** One statement over this worker's link: half a round trip there, half back, faults between. */
+  private async call<T>(apply: () => T): Promise<T> {
+    const half = this.world.workload.rttMs / 2;
+    await this.resumed();
+    if (this.cutOff()) return this.timeOut();
+    if (half > 0) await sleep(half);
+    if (!this.alive) return never();
+    if (this.cutOff()) return this.timeOut();
+    const result = apply();
+    if (half > 0) await sleep(half);
+    await this.resumed();
+    return this.alive ? result : never();
+  }
+
+  private cutOff(): boolean {
+    return this.world.now() < this.partitionedUntil;
+  }
+
+  /** A statement into a partition: no reply within the statement timeout (the lease). */
+  private async timeOut(): Promise<never> {
+    await sleep(this.world.lease.durationMs);
+    if (!this.alive) return never();
+    throw new Error('statement timed out (partition)');
+  }
+
+  private async resumed(): Promise<void> {
+    if (!this.alive) return never();
+    const wait = this.pausedUntil - this.world.now();
+    if (wait > 0) await sleep(wait);
+    if (!this.alive) return never();
+  }
+}
+
+/** A crashed process's call: it never returns. */
+function never<T>(): Promise<T> {
+  return new Promise<T>(() => undefined);
+}
+
+function spread(values: number[]): Spread {
+  if (values.length === 0) return { count: 0, p50: NaN, p99: NaN, max: NaN };
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1]! };
+}
