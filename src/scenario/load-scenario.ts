@@ -92,7 +92,7 @@ export function scenarioToRunPlan(
 }
 
 /** Gives each problem its line and column, drops repeats, and sorts them in file order. */
-function place(source: YamlSource, problems: PathProblem[]): ScenarioProblem[] {
+export function place(source: YamlSource, problems: PathProblem[]): ScenarioProblem[] {
   const seen = new Set<string>();
   return problems
     .filter((p) => {

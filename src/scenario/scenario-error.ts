@@ -29,17 +29,21 @@ export class ScenarioError extends LeaseproofError {
     readonly file: string,
     /** Every problem, in file order. */
     readonly problems: readonly ScenarioProblem[],
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: string },
   ) {
-    super('LEASEPROOF_BAD_SCENARIO', formatMessage(file, problems), options);
+    super('LEASEPROOF_BAD_SCENARIO', formatMessage(file, problems, options?.kind), options);
   }
 }
 
-function formatMessage(file: string, problems: readonly ScenarioProblem[]): string {
+function formatMessage(
+  file: string,
+  problems: readonly ScenarioProblem[],
+  kind = 'scenario',
+): string {
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
   const lines = problems.slice(0, SHOWN).map((p) => `  ${formatProblem(file, p)}`);
   if (problems.length > SHOWN) lines.push(`  … and ${problems.length - SHOWN} more`);
-  return [`invalid scenario ${file} (${count}):`, ...lines].join('\n');
+  return [`invalid ${kind} ${file} (${count}):`, ...lines].join('\n');
 }
 
 /** `file:line:column: path: found …; expected …` */

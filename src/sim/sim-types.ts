@@ -2,6 +2,7 @@
  * What one point of a tuning sweep is, and what simulating it measures.
  */
 import type { DurationDistribution } from '../scenario/durations.js';
+import type { UnitPlan } from '../worker/types.js';
 
 /** Faults as rates, per worker and hour of simulated time, with their durations. */
 export interface FaultModel {
@@ -51,6 +52,19 @@ export interface SimWorkload {
   rttMs: number;
   /** The seed: the same seed gives the same result. */
   seed: number;
+  /** Each job's units, given instead of drawn (a real run's plans, to compare with it). */
+  plans?: UnitPlan[][];
+  /** Faults at fixed times, on top of the rates (a real run's timeline, to compare with it). */
+  schedule?: ScheduledFault[];
+}
+
+/** A fault at a fixed simulated time on one worker (`w1` …). */
+export interface ScheduledFault {
+  atMs: number;
+  worker: string;
+  kind: 'crash' | 'pause' | 'partition';
+  /** How long a pause or partition lasts; for a crash, when the worker restarts. */
+  forMs: number;
 }
 
 /** p50 / p99 / max of a sample, NaN when empty. */

@@ -20,7 +20,7 @@ import { sleep } from '../worker/handler.js';
 import { HeartbeatCore } from '../worker/heartbeat-core.js';
 import type { UnitPlan, WorkerEvent } from '../worker/types.js';
 import { SimQueue } from './sim-queue.js';
-import type { SimPoint, SimResult, SimWorkload, Spread } from './sim-types.js';
+import type { ScheduledFault, SimPoint, SimResult, SimWorkload, Spread } from './sim-types.js';
 
 const HOUR_MS = 3_600_000;
 let running = false;
@@ -88,7 +88,9 @@ class World {
 
   start(): void {
     const { workload } = this;
-    if (workload.arrivalsPerSecond === undefined) {
+    if (workload.plans !== undefined) {
+      for (const plan of workload.plans) this.queue.enqueue(plan, 0);
+    } else if (workload.arrivalsPerSecond === undefined) {
       for (let i = 0; i < workload.jobs; i += 1) this.queue.enqueue(this.drawJob(), 0);
     } else {
       this.arrive(0, workload.arrivalsPerSecond);
@@ -98,6 +100,21 @@ class World {
       this.spawn(id);
       this.scheduleFaults(id);
     }
+    for (const fault of workload.schedule ?? []) {
+      setTimeout(() => this.strike(fault.worker, fault.kind, fault.forMs), fault.atMs);
+    }
+  }
+
+  /** One fault on one worker, now. */
+  private strike(id: string, kind: ScheduledFault['kind'], ms: number): void {
+    if (kind === 'crash') {
+      this.crash(id, ms);
+      return;
+    }
+    const worker = this.workers.get(id);
+    if (kind === 'pause') worker?.pause(ms);
+    else worker?.partition(ms);
+    this.faults.push({ worker: id, kind, from: this.now(), to: this.now() + ms });
   }
 
   /**
@@ -122,7 +139,7 @@ class World {
   }
 
   drained(): boolean {
-    return this.queue.drained(this.workload.jobs);
+    return this.queue.drained(this.workload.plans?.length ?? this.workload.jobs);
   }
 
   finish(): void {
@@ -166,25 +183,20 @@ class World {
       };
       setTimeout(next, this.exponential(HOUR_MS / perHour));
     };
-    every(f.crashesPerWorkerHour, () => this.crash(id));
-    every(f.pausesPerWorkerHour, () => {
-      const ms = drawDuration(f.pause, this.random);
-      this.workers.get(id)?.pause(ms);
-      this.faults.push({ worker: id, kind: 'pause', from: this.now(), to: this.now() + ms });
-    });
-    every(f.partitionsPerWorkerHour, () => {
-      const ms = drawDuration(f.partition, this.random);
-      this.workers.get(id)?.partition(ms);
-      this.faults.push({ worker: id, kind: 'partition', from: this.now(), to: this.now() + ms });
-    });
+    every(f.crashesPerWorkerHour, () => this.crash(id, f.restartAfterMs));
+    every(f.pausesPerWorkerHour, () =>
+      this.strike(id, 'pause', drawDuration(f.pause, this.random)),
+    );
+    every(f.partitionsPerWorkerHour, () =>
+      this.strike(id, 'partition', drawDuration(f.partition, this.random)),
+    );
   }
 
-  private crash(id: string): void {
+  private crash(id: string, restart: number): void {
     const worker = this.workers.get(id);
     if (worker === undefined || !worker.alive) return;
     worker.kill();
     const now = this.now();
-    const restart = this.workload.faults.restartAfterMs;
     this.faults.push({ worker: id, kind: 'crash', from: now, to: now + restart });
     for (const job of this.queue.jobs) {
       const last = job.claims[job.claims.length - 1];
@@ -203,7 +215,8 @@ class World {
 
   result(wallMs: number): SimResult {
     const { queue, workload } = this;
-    const per1000 = (n: number): number => (n * 1000) / workload.jobs;
+    const jobs = queue.jobs.length;
+    const per1000 = (n: number): number => (n * 1000) / jobs;
     let duplicates = 0;
     let duplicatedJobs = 0;
     let faultDuplicates = 0;
@@ -238,10 +251,10 @@ class World {
     const writes = queue.extendWrites / seconds;
     return {
       point: this.point,
-      jobs: workload.jobs,
+      jobs,
       completed,
       dead,
-      unfinished: workload.jobs - completed - dead,
+      unfinished: jobs - completed - dead,
       duplicatesPer1000: per1000(duplicates),
       duplicatedJobsPer1000: per1000(duplicatedJobs),
       faultDuplicatesPer1000: per1000(faultDuplicates),

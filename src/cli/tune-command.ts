@@ -1,0 +1,104 @@
+import { Command, Option } from 'commander';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { selectEnvironment } from '../env/select-env.js';
+import { echartsSource } from '../report/echarts-source.js';
+import { confirmPoints, type Confirmation } from '../tune/confirm.js';
+import { loadTuneFile } from '../tune/load-tune.js';
+import { fmt, sweep } from '../tune/sweep.js';
+import {
+  renderTuneHtml,
+  renderTuneJson,
+  renderTuneTable,
+  tuneDocument,
+} from '../tune/tune-report.js';
+import { recommendedScenarioYaml } from '../tune/write-scenario.js';
+import { onShutdown } from './shutdown.js';
+
+const say = (line: string): void => void process.stderr.write(line + '\n');
+
+interface TuneFlags {
+  confirm: string;
+  out: string;
+  writeScenario?: string;
+  env?: string;
+}
+
+/** `leaseproof tune`: sweep lease, heartbeat and extension on the simulation; confirm on real runs. */
+export function tuneCommand(): Command {
+  return new Command('tune')
+    .description(
+      'sweep lease, heartbeat and extension against a handler-duration distribution on a fast ' +
+        'simulation of the real worker loop, recommend settings within your budgets, and confirm ' +
+        'the best points on real runs; exit 0 a point meets the budgets (and every confirmation ' +
+        'agrees), 1 none does (or one disagrees), 2 error',
+    )
+    .argument('<file>', 'tune file (YAML, see scenarios/tune.schema.json)')
+    .option('--confirm <k>', 'rerun the k best points (and one outside the budget) for real', '0')
+    .option('--out <dir>', 'where tune.json and tune.html go', 'reports/tune')
+    .option('--write-scenario <file>', 'write the recommended settings as a scenario file')
+    .addOption(
+      new Option('--env <provider>', 'embedded | external | containers (for --confirm)').env(
+        'LEASEPROOF_ENV',
+      ),
+    )
+    .action(async (file: string, flags: TuneFlags) => {
+      const k = Number(flags.confirm);
+      if (!Number.isInteger(k) || k < 0 || k > 20) {
+        throw new ConfigError(`--confirm must be an integer from 0 to 20; got "${flags.confirm}"`);
+      }
+      const spec = await loadTuneFile(file);
+      say(
+        `tune ${spec.name}: ${spec.grid.leaseMs.length * spec.grid.heartbeatFractions.length * spec.grid.extendTimesLease.length} points × ${spec.workload.jobs} jobs (${spec.handler.source})`,
+      );
+      const outcome = await sweep(spec, (p, i, n) => {
+        if ((i + 1) % 10 === 0 || i + 1 === n) say(`simulated ${i + 1}/${n} points`);
+        void p;
+      });
+      let confirmation: Confirmation[] = [];
+      if (k > 0) {
+        const provider = await selectEnvironment({ explicit: flags.env, log: say });
+        say(`starting the ${provider.name} environment…`);
+        const env = await provider.start();
+        const unregister = onShutdown(() => env.stop());
+        try {
+          confirmation = await confirmPoints(spec, outcome, env, { k, log: say });
+        } finally {
+          unregister();
+          await env.stop();
+        }
+      }
+      const doc = tuneDocument(spec, outcome, confirmation);
+      await mkdir(flags.out, { recursive: true });
+      const jsonFile = join(flags.out, 'tune.json');
+      const htmlFile = join(flags.out, 'tune.html');
+      await writeFile(jsonFile, renderTuneJson(doc));
+      await writeFile(htmlFile, renderTuneHtml(doc, await echartsSource()));
+      console.log(renderTuneTable(doc));
+      console.log('');
+      console.log(
+        `${doc.simulatedJobs} jobs simulated in ${(doc.wallMs / 1000).toFixed(1)}s ` +
+          `(${Math.round(doc.simulatedJobsPerSecond)} jobs/s); > recommended, * Pareto frontier`,
+      );
+      const recommended = outcome.points[outcome.recommended];
+      console.log(recommended === undefined ? 'no recommendation:' : 'recommended:');
+      for (const reason of outcome.reasons) console.log(`  - ${reason}`);
+      for (const c of confirmation) {
+        console.log(
+          `confirmed ${c.label} (point ${c.index + 1}, run at ×${fmt(c.timeScale)}): dup/1000 ` +
+            `${fmt(c.measured.duplicatesPer1000)} real vs ${fmt(c.simulated.duplicatesPer1000)} sim, ` +
+            `stall p50 ${fmt(c.measured.stallP50Ms)}ms vs ${fmt(c.simulated.stallP50Ms)}ms: ${c.verdict}`,
+        );
+      }
+      if (flags.writeScenario !== undefined && recommended !== undefined) {
+        await writeFile(
+          flags.writeScenario,
+          recommendedScenarioYaml(spec, recommended.result.point),
+        );
+        console.log(`scenario: ${flags.writeScenario}`);
+      }
+      console.log(`report: ${relative(process.cwd(), htmlFile) || htmlFile} (and tune.json)`);
+      process.exitCode = recommended === undefined || confirmation.some((c) => !c.agrees) ? 1 : 0;
+    });
+}

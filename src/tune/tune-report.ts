@@ -1,0 +1,216 @@
+/**
+ * What `leaseproof tune` writes: a terminal table, `tune.json` (versioned like `verdict.json`:
+ * fields are only ever added within a version) and a self-contained HTML page of ECharts charts.
+ */
+import { escapeHtml as h, inlineJson } from '../report/escape.js';
+import type { Confirmation } from './confirm.js';
+import type { TuneSpec } from './load-tune.js';
+import { fmt, type SweepOutcome } from './sweep.js';
+
+/** The version of `tune.json`'s schema. */
+export const TUNE_JSON_VERSION = 1;
+
+/** `tune.json`. */
+export interface TuneDocument {
+  tuneVersion: number;
+  name: string;
+  seed: number;
+  handler: {
+    source: string;
+    p50Ms: number;
+    p999Ms: number;
+    p99Ms?: number;
+    /** The p99 of the fitted log-normal, to hold against a given p99. */
+    fittedP99Ms?: number;
+    units: number;
+  };
+  workload: TuneSpec['workload'];
+  faults: TuneSpec['faults'];
+  budgets: TuneSpec['budgets'];
+  points: SweepOutcome['points'];
+  recommended: number;
+  reasons: string[];
+  simulatedJobs: number;
+  wallMs: number;
+  simulatedJobsPerSecond: number;
+  confirmation: Confirmation[];
+}
+
+// The 99th percentile of the standard normal distribution, and the 99.9th.
+const Z_99 = 2.3263478740408408;
+const Z_999 = 3.090232306167813;
+
+/** Builds `tune.json`'s content. */
+export function tuneDocument(
+  spec: TuneSpec,
+  outcome: SweepOutcome,
+  confirmation: Confirmation[] = [],
+): TuneDocument {
+  const { handler } = spec;
+  const fittedP99Ms =
+    handler.duration.dist === 'lognormal'
+      ? Math.exp(
+          Math.log(handler.p50Ms) + (Math.log(handler.p999Ms / handler.p50Ms) / Z_999) * Z_99,
+        )
+      : undefined;
+  return {
+    tuneVersion: TUNE_JSON_VERSION,
+    name: spec.name,
+    seed: spec.seed,
+    handler: {
+      source: handler.source,
+      p50Ms: handler.p50Ms,
+      p999Ms: handler.p999Ms,
+      ...(handler.p99Ms !== undefined && { p99Ms: handler.p99Ms }),
+      ...(fittedP99Ms !== undefined && { fittedP99Ms: Math.round(fittedP99Ms * 1000) / 1000 }),
+      units: handler.units,
+    },
+    workload: spec.workload,
+    faults: spec.faults,
+    budgets: spec.budgets,
+    points: outcome.points,
+    recommended: outcome.recommended,
+    reasons: outcome.reasons,
+    simulatedJobs: outcome.simulatedJobs,
+    wallMs: outcome.wallMs,
+    simulatedJobsPerSecond: outcome.simulatedJobs / (outcome.wallMs / 1000),
+    confirmation,
+  };
+}
+
+/** `tune.json` as written: stable key order, two-space indent. NaN (nothing measured) is null. */
+export function renderTuneJson(doc: TuneDocument): string {
+  return (
+    JSON.stringify(
+      doc,
+      (_key, value: unknown) =>
+        typeof value === 'number' && !Number.isFinite(value) ? null : value,
+      2,
+    ) + '\n'
+  );
+}
+
+/** The terminal table: one row per point, the recommended one marked `>`. */
+export function renderTuneTable(doc: TuneDocument): string {
+  const header = [
+    '',
+    'lease',
+    '×p99.9',
+    'heartbeat',
+    'extend',
+    'dup/1000',
+    'fault',
+    'lease-dup',
+    'p99 stall',
+    'hb writes/s',
+    'budget',
+  ];
+  const rows = doc.points.map((p, i) => {
+    const r = p.result;
+    return [
+      i === doc.recommended ? '>' : p.pareto ? '*' : '',
+      `${r.point.leaseMs}ms`,
+      fmt(p.leaseTimesP999),
+      r.point.heartbeatMs === null ? 'none' : `${r.point.heartbeatMs}ms`,
+      `${r.point.extendByMs}ms`,
+      fmt(r.duplicatesPer1000),
+      fmt(r.faultDuplicatesPer1000),
+      fmt(r.leaseDuplicatesPer1000),
+      Number.isNaN(r.crashStallMs.p99) ? '—' : `${fmt(r.crashStallMs.p99)}ms`,
+      fmt(r.heartbeatWritesPerSecond),
+      p.overBudget.length === 0 ? 'ok' : 'over',
+    ];
+  });
+  const widths = header.map((_, c) => Math.max(...[header, ...rows].map((row) => row[c]!.length)));
+  const line = (row: string[]): string =>
+    row
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** The HTML page: charts of the sweep, the recommendation and the confirmation. */
+export function renderTuneHtml(doc: TuneDocument, echarts: string): string {
+  const rec = doc.points[doc.recommended];
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${h(doc.name)} — leaseproof tune</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222}
+h1{font-size:20px;margin:0 0 4px}.meta{color:#555;margin:0 0 12px}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:16px}
+.chart{height:340px;border:1px solid #ddd;border-radius:6px}
+table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}
+.rec{background:#e8f5e9}.over{color:#b71c1c}
+</style>
+</head>
+<body>
+<h1>${h(doc.name)}: ${rec === undefined ? 'no point meets the budgets' : `recommended lease ${rec.result.point.leaseMs}ms`}</h1>
+<p class="meta">handler ${h(doc.handler.source)} · p50 ${doc.handler.p50Ms}ms · p99.9 ${doc.handler.p999Ms}ms${doc.handler.p99Ms === undefined ? '' : ` · p99 given ${doc.handler.p99Ms}ms`}${doc.handler.fittedP99Ms === undefined ? '' : `, fitted ${doc.handler.fittedP99Ms}ms`} · ${doc.workload.workers} workers · ${doc.workload.jobs} jobs per point · seed ${doc.seed} · ${doc.simulatedJobs} jobs simulated in ${(doc.wallMs / 1000).toFixed(1)}s</p>
+<section id="recommendation"><h2>Recommendation</h2><ul>${doc.reasons.map((r) => `<li>${h(r)}</li>`).join('')}</ul></section>
+<div class="charts">
+<div class="chart" id="dup"></div>
+<div class="chart" id="stall"></div>
+<div class="chart" id="load"></div>
+<div class="chart" id="pareto"></div>
+</div>
+${confirmationTable(doc)}
+<script>${echarts}</script>
+<script>
+var doc = ${inlineJson(doc)};
+${TUNE_SCRIPT}
+</script>
+</body>
+</html>
+`;
+}
+
+function confirmationTable(doc: TuneDocument): string {
+  if (doc.confirmation.length === 0) return '';
+  const rows = doc.confirmation
+    .map(
+      (c) =>
+        `<tr><td>${c.label}</td><td>${c.scenario.lease.durationMs}ms</td><td>${fmt(c.simulated.duplicatesPer1000)}</td><td>${fmt(c.measured.duplicatesPer1000)}</td><td>${fmt(c.simulated.stallP50Ms)}</td><td>${fmt(c.measured.stallP50Ms)}</td><td class="${c.agrees ? '' : 'over'}">${h(c.verdict)}</td></tr>`,
+    )
+    .join('');
+  return `<section id="confirmation"><h2>Real runs</h2><table><tr><th>point</th><th>lease (run)</th><th>dup/1000 sim</th><th>dup/1000 real</th><th>stall p50 sim</th><th>stall p50 real</th><th>agreement</th></tr>${rows}</table></section>`;
+}
+
+// Plain browser JavaScript, kept apart from the TypeScript so that the page runs it as written.
+const TUNE_SCRIPT = `
+(function () {
+  var pts = doc.points;
+  function groupBy(f) { var m = {}; pts.forEach(function (p, i) { var k = f(p); (m[k] = m[k] || []).push([p, i]); }); return m; }
+  var byHb = groupBy(function (p) { return p.result.point.heartbeatMs === null ? 'no heartbeat' : 'heartbeat ' + p.heartbeatFraction + '×lease'; });
+  function series(metric) {
+    return Object.keys(byHb).map(function (name) {
+      return { name: name, type: 'line', symbolSize: 7, data: byHb[name].map(function (e) { return [e[0].leaseTimesP999, metric(e[0])]; }) };
+    });
+  }
+  function chart(id, title, xName, yName, s, extra) {
+    var c = echarts.init(document.getElementById(id));
+    var o = { title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13 } }, tooltip: { trigger: 'item' }, legend: { top: 26 },
+      grid: { top: 64, left: 56, right: 20, bottom: 40 }, xAxis: { type: 'value', name: xName, nameLocation: 'middle', nameGap: 26 },
+      yAxis: { type: 'value', name: yName }, series: s };
+    for (var k in extra || {}) o[k] = extra[k];
+    c.setOption(o);
+  }
+  chart('dup', 'Duplicate executions per 1,000 jobs', 'lease / handler p99.9', 'dup/1000', series(function (p) { return p.result.duplicatesPer1000; }));
+  chart('stall', 'p99 stall after a crash (ms)', 'lease / handler p99.9', 'ms', series(function (p) { return p.result.crashStallMs.p99; }));
+  chart('load', 'Heartbeat writes per second (all workers)', 'heartbeat period (ms)', 'writes/s', [{ type: 'scatter', name: 'points',
+    data: pts.filter(function (p) { return p.result.point.heartbeatMs !== null; }).map(function (p) { return [p.result.point.heartbeatMs, p.result.heartbeatWritesPerSecond]; }) }]);
+  var frontier = pts.filter(function (p) { return p.pareto; }).map(function (p) { return [p.result.duplicatesPer1000, p.result.crashStallMs.p99 || 0]; })
+    .sort(function (a, b) { return a[0] - b[0]; });
+  var rec = pts[doc.recommended];
+  chart('pareto', 'Pareto frontier: duplicates vs p99 stall', 'dup/1000', 'p99 stall (ms)', [
+    { type: 'scatter', name: 'points', data: pts.map(function (p) { return [p.result.duplicatesPer1000, p.result.crashStallMs.p99 || 0]; }) },
+    { type: 'line', name: 'frontier', data: frontier, symbol: 'none' },
+    { type: 'scatter', name: 'recommended', symbolSize: 16, data: rec ? [[rec.result.duplicatesPer1000, rec.result.crashStallMs.p99 || 0]] : [] }
+  ]);
+  document.body.setAttribute('data-charts', String(document.querySelectorAll('.chart canvas').length));
+})();
+`;
