@@ -56,7 +56,15 @@ export class SimQueue {
   /** Extension statements that reached the database (the heartbeat's write load). */
   extendWrites = 0;
 
-  constructor(private readonly maxAttempts: number) {}
+  /**
+   * `redraw`: each claim's handler takes units drawn afresh (a duration is a property of one
+   * execution: a p99.9 outlier recurs at the distribution's rate, not on every retry of the
+   * same job); absent: every claim runs the job's own units.
+   */
+  constructor(
+    private readonly maxAttempts: number,
+    private readonly redraw?: () => UnitPlan[],
+  ) {}
 
   /** Whether every job that will ever arrive has arrived and is completed or dead. */
   drained(total: number): boolean {
@@ -122,12 +130,8 @@ export class SimQueue {
       executed: false,
       end: 'open',
     });
-    return {
-      jobId: String(best.id),
-      token,
-      attempt: best.attempts,
-      payload: { units: best.units },
-    };
+    const units = best.attempts === 1 || this.redraw === undefined ? best.units : this.redraw();
+    return { jobId: String(best.id), token, attempt: best.attempts, payload: { units } };
   }
 
   /** The extension: moves the deadline when the claim is still held. */

@@ -34,7 +34,7 @@ export interface SimPoint {
 
 /** The workload and the world a point is simulated in. */
 export interface SimWorkload {
-  /** A job's total handler duration. */
+  /** A job's total handler duration, drawn afresh for every execution. */
   duration: DurationDistribution;
   /** Cancellation points per job: the handler is cut into this many equal units. */
   units: number;

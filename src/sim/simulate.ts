@@ -13,7 +13,7 @@
  */
 import FakeTimers from '@sinonjs/fake-timers';
 import type { Claim, LeaseSettings } from '../queue/types.js';
-import { drawDuration } from '../scenario/durations.js';
+import { drawDuration, type DurationDistribution } from '../scenario/durations.js';
 import { Random } from '../scenario/random.js';
 import { ClaimLoop } from '../worker/claim-loop.js';
 import { sleep } from '../worker/handler.js';
@@ -50,6 +50,19 @@ export async function simulatePoint(point: SimPoint, workload: SimWorkload): Pro
     const horizon = world.horizonMs();
     while (!world.drained() && clock.now < horizon) await clock.nextAsync();
     world.finish();
+    for (const j of world.queue.jobs)
+      if (j.state !== 'completed')
+        console.log(
+          'JOB',
+          j.id,
+          j.state,
+          j.attempts,
+          j.units.map((u) => Math.round(u.ms)).join('/'),
+          j.claims
+            .slice(0, 4)
+            .map((c) => `${c.worker}@${Math.round(c.grantedAt)}:${c.end}:${c.executed}`)
+            .join(' '),
+        );
     return world.result(Number(process.hrtime.bigint() - wallStart) / 1e6);
   } finally {
     clock.uninstall();
@@ -72,7 +85,11 @@ class World {
     readonly workload: SimWorkload,
     private readonly clock: ReturnType<typeof FakeTimers.install>,
   ) {
-    this.queue = new SimQueue(workload.maxAttempts);
+    // Drawn jobs draw again on every attempt; given plans (a real run's) are the same each time.
+    this.queue = new SimQueue(
+      workload.maxAttempts,
+      workload.plans === undefined ? () => this.drawJob() : undefined,
+    );
     this.random = new Random(workload.seed);
     this.lease = {
       durationMs: point.leaseMs,
@@ -120,22 +137,26 @@ class World {
   /**
    * Where the simulation gives up on jobs that never finish (a job longer than its lease with no
    * heartbeat is claimed again and again, as the reference queue would): well past the last
-   * arrival, twenty times the longest job plus its lease, and an hour of faults.
+   * arrival, three times the work shared by the workers, twenty times the longest job plus its
+   * lease and a poll, and ten of the longest fault.
    */
   horizonMs(): number {
-    const longest = this.queue.jobs.reduce(
-      (max, job) =>
-        Math.max(
-          max,
-          job.units.reduce((sum, u) => sum + u.ms, 0),
-        ),
-      0,
-    );
+    let longest = 0;
+    let work = 0;
+    for (const job of this.queue.jobs) {
+      const ms = job.units.reduce((sum, u) => sum + u.ms, 0);
+      longest = Math.max(longest, ms);
+      work += ms + this.workload.rttMs * 3;
+    }
     const arrivals =
       this.workload.arrivalsPerSecond === undefined
         ? 0
         : (this.workload.jobs / this.workload.arrivalsPerSecond) * 1000 * 2;
-    return arrivals + 20 * (longest + this.point.leaseMs) + HOUR_MS;
+    const drain = (3 * work) / this.workload.workers;
+    const f = this.workload.faults;
+    const faultMs = Math.max(f.restartAfterMs, upper(f.pause), upper(f.partition));
+    const { leaseMs, pollMs } = this.point;
+    return arrivals + drain + 20 * (longest + leaseMs + pollMs) + 10 * faultMs;
   }
 
   drained(): boolean {
@@ -362,6 +383,20 @@ class SimWorker {
     const wait = this.pausedUntil - this.world.now();
     if (wait > 0) await sleep(wait);
     if (!this.alive) return never();
+  }
+}
+
+/** The longest a duration of this distribution is meant to be (its p99.9 or its maximum). */
+function upper(d: DurationDistribution): number {
+  switch (d.dist) {
+    case 'fixed':
+      return d.ms;
+    case 'uniform':
+      return d.maxMs;
+    case 'lognormal':
+      return d.p999Ms;
+    case 'empirical':
+      return Math.max(...d.samplesMs);
   }
 }
 

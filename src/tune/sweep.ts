@@ -112,9 +112,12 @@ export function overBudget(result: SimResult, budgets: TuneSpec['budgets']): str
       `duplicates ${fmt(result.duplicatesPer1000)}/1000 > ${budgets.duplicatesPer1000}/1000`,
     );
   }
-  const stall = result.crashStallMs.p99;
+  const measured = !Number.isNaN(result.crashStallMs.p99);
+  const stall = measured ? result.crashStallMs.p99 : result.point.leaseMs + result.point.pollMs;
   if (budgets.p99StallMs !== undefined && stall > budgets.p99StallMs) {
-    over.push(`p99 crash stall ${fmt(stall)}ms > ${budgets.p99StallMs}ms`);
+    over.push(
+      `p99 crash stall ${fmt(stall)}ms${measured ? '' : ' (bound lease + poll)'} > ${budgets.p99StallMs}ms`,
+    );
   }
   if (
     budgets.heartbeatWritesPerSecond !== undefined &&
@@ -127,9 +130,15 @@ export function overBudget(result: SimResult, budgets: TuneSpec['budgets']): str
   return over;
 }
 
-// A stall nobody measured (no crash hit a held job) neither helps nor hurts a point.
-const stallOf = (p: SweptPoint): number =>
-  Number.isNaN(p.result.crashStallMs.p99) ? 0 : p.result.crashStallMs.p99;
+/**
+ * The p99 crash stall, or — when no crash hit a held job in the simulation — its bound, lease +
+ * poll (the deadline must pass, then a worker must poll): an unmeasured stall must not look like
+ * no stall, or the longest lease would win every tie.
+ */
+export const stallOf = (p: SweptPoint): number =>
+  Number.isNaN(p.result.crashStallMs.p99)
+    ? p.result.point.leaseMs + p.result.point.pollMs
+    : p.result.crashStallMs.p99;
 
 function markPareto(points: SweptPoint[]): void {
   const key = (p: SweptPoint): number[] => [
@@ -182,7 +191,7 @@ function recommend(
       `${r.point.heartbeatMs === null ? '' : 'ms'}, extend by ${r.point.extendByMs}ms`,
     `duplicates ${fmt(r.duplicatesPer1000)}/1000 (${fmt(r.faultDuplicatesPer1000)} after faults, ` +
       `${fmt(r.leaseDuplicatesPer1000)} from handlers outlasting the lease)`,
-    `p99 crash stall ${Number.isNaN(r.crashStallMs.p99) ? 'not measured (no crash hit a held job)' : `${fmt(r.crashStallMs.p99)}ms`}`,
+    `p99 crash stall ${Number.isNaN(r.crashStallMs.p99) ? `not measured (no crash hit a held job); bound lease + poll = ${stallOf(best.p)}ms` : `${fmt(r.crashStallMs.p99)}ms`}`,
     `heartbeat ${fmt(r.heartbeatWritesPerSecond)} writes/s in total`,
     `${within.length} of ${points.length} points meet the budgets; this one has the fewest ` +
       'duplicates, then the shortest stall, then the lightest heartbeat',
