@@ -6,6 +6,7 @@ import { benchExplore } from './explore.js';
 import { benchFlake } from './flake.js';
 import { benchQueueThroughput } from './queue-throughput.js';
 import { benchSuiteTime } from './suite-time.js';
+import { benchTune } from './tune.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -14,6 +15,7 @@ const benches: Record<string, () => Promise<void>> = {
   suite: () => benchSuiteTime(),
   checkers: () => benchCheckerThroughput(),
   explore: () => benchExplore(),
+  tune: () => benchTune(),
 };
 // Opt-in only: each takes most of an hour.
 const long: Record<string, () => Promise<void>> = {
