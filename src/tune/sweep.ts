@@ -157,8 +157,10 @@ function markPareto(points: SweptPoint[]): void {
 }
 
 /**
- * Among the points within budget: the fewest duplicates, then the shortest stall (the shortest
- * lease that keeps duplicates down recovers a crash fastest), then the least heartbeat load.
+ * Among the points within budget (the duplicate budget already caps the duplicates): the
+ * shortest crash stall — a lease no longer than it must be — then the fewest duplicates, then
+ * the lightest heartbeat. Ranking by duplicates first would chase noise (a few executions in
+ * ten thousand) into the longest lease.
  */
 function recommend(
   points: SweptPoint[],
@@ -179,8 +181,8 @@ function recommend(
   }
   within.sort(
     (x, y) =>
-      x.p.result.duplicatesPer1000 - y.p.result.duplicatesPer1000 ||
       stallOf(x.p) - stallOf(y.p) ||
+      x.p.result.duplicatesPer1000 - y.p.result.duplicatesPer1000 ||
       x.p.result.heartbeatWritesPerSecond - y.p.result.heartbeatWritesPerSecond,
   );
   const best = within[0]!;
@@ -193,8 +195,8 @@ function recommend(
       `${fmt(r.leaseDuplicatesPer1000)} from handlers outlasting the lease)`,
     `p99 crash stall ${Number.isNaN(r.crashStallMs.p99) ? `not measured (no crash hit a held job); bound lease + poll = ${stallOf(best.p)}ms` : `${fmt(r.crashStallMs.p99)}ms`}`,
     `heartbeat ${fmt(r.heartbeatWritesPerSecond)} writes/s in total`,
-    `${within.length} of ${points.length} points meet the budgets; this one has the fewest ` +
-      'duplicates, then the shortest stall, then the lightest heartbeat',
+    `${within.length} of ${points.length} points meet the budgets; this one has the shortest ` +
+      'crash stall, then the fewest duplicates, then the lightest heartbeat',
   ];
   return { recommended: best.i, reasons };
 }

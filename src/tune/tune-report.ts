@@ -193,7 +193,7 @@ const TUNE_SCRIPT = `
   }
   function chart(id, title, xName, yName, s, extra) {
     var c = echarts.init(document.getElementById(id));
-    var o = { title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13 } }, tooltip: { trigger: 'item' }, legend: { top: 26 },
+    var o = { animation: false, title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13 } }, tooltip: { trigger: 'item' }, legend: { top: 26 },
       grid: { top: 64, left: 56, right: 20, bottom: 40 }, xAxis: { type: 'value', name: xName, nameLocation: 'middle', nameGap: 26 },
       yAxis: { type: 'value', name: yName }, series: s };
     for (var k in extra || {}) o[k] = extra[k];
