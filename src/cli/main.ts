@@ -2,6 +2,7 @@
  * The `leaseproof` command: thin. It parses arguments (commander), calls the library, and maps
  * results to exit codes: 0 valid/ok, 1 invalid/failed check, 2 harness error or bad input.
  */
+import { replayCommand } from './replay-command.js';
 import { tuneCommand } from './tune-command.js';
 import { Command } from 'commander';
 import { envCommand } from './env-command.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   program.addCommand(exploreCommand());
   program.addCommand(mutantsCommand());
   program.addCommand(tuneCommand());
+  program.addCommand(replayCommand());
   return program;
 }
 

@@ -9,7 +9,8 @@ import { writeRunReport } from '../report/write-run-report.js';
 import { updateReportIndex } from '../report/report-index.js';
 import type { ScenarioRun } from '../report/types.js';
 import { executeRun, type RunProgress } from '../scenario/execute-run.js';
-import { loadScenario, scenarioToRunPlan } from '../scenario/load-scenario.js';
+import { scenarioToRunPlan } from '../scenario/load-scenario.js';
+import { loadScenarioOrIncident } from '../replay/load-incident.js';
 import { ConfigError } from '../errors.js';
 import { onShutdown } from './shutdown.js';
 
@@ -55,6 +56,8 @@ export interface RunScenariosResult {
   paths: Awaited<ReturnType<typeof writeRunReport>>;
   /** Every scenario × queue that ran (the last one cut short when interrupted). */
   outcomes: ScenarioOutcome[];
+  /** Their histories and verdicts, in the same order. */
+  runs: ScenarioRun[];
   /** The signal that interrupted the run, when one did. */
   interrupted?: NodeJS.Signals;
 }
@@ -75,7 +78,8 @@ export async function scenarioFiles(dir: string): Promise<string[]> {
  * judges each history with the scenario's checkers, and writes the reports.
  */
 export async function runScenarios(options: RunScenariosOptions): Promise<RunScenariosResult> {
-  const scenarios = await Promise.all(options.files.map((file) => loadScenario(file)));
+  // Incident files replay as their compressed scenario (`leaseproof replay` tells their story).
+  const scenarios = await Promise.all(options.files.map((file) => loadScenarioOrIncident(file)));
   const runId = newRunId();
   const startedAt = new Date();
   const provider = await selectEnvironment({
@@ -163,6 +167,13 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     await updateReportIndex(resolve(options.out));
     if (interrupted !== undefined)
       options.log(`interrupted by ${interrupted}: report written to ${dir}`);
-    return { runId, dir, paths, outcomes, ...(interrupted !== undefined && { interrupted }) };
+    return {
+      runId,
+      dir,
+      paths,
+      outcomes,
+      runs,
+      ...(interrupted !== undefined && { interrupted }),
+    };
   }
 }

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ALL_CHECKERS } from '../checker/index.js';
 import { formatDuration, parseDuration } from '../scenario/duration.js';
-import { parseScenario, place } from '../scenario/load-scenario.js';
+import { loadScenario, parseScenario, place } from '../scenario/load-scenario.js';
 import { ScenarioError, type ScenarioProblem } from '../scenario/scenario-error.js';
 import type { SchemaObject } from '../scenario/scenario-schema.js';
 import type { Scenario } from '../scenario/scenario-types.js';
@@ -291,4 +291,24 @@ export function parseIncident(text: string, file = '<incident>'): Incident {
 
 function bad(file: string, problems: ScenarioProblem[]): ScenarioError {
   return new ScenarioError(file, problems, { kind: 'incident file' });
+}
+
+/**
+ * A scenario file, or an incident file replayed as its compressed scenario: what `run` and
+ * `suite` accept. An incident is told apart by its `timeline` and `timeScale`.
+ */
+export async function loadScenarioOrIncident(file: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return loadScenario(file);
+  }
+  let data: unknown;
+  try {
+    data = parseYamlSource(text, file).data;
+  } catch {
+    return parseScenario(text, file);
+  }
+  return looksLikeIncident(data) ? parseIncident(text, file).scenario : parseScenario(text, file);
 }

@@ -1,0 +1,65 @@
+import { Command, Option } from 'commander';
+import { writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { loadIncident } from '../replay/load-incident.js';
+import { jobStories, renderNarrative } from '../replay/narrative.js';
+import { runScenarios } from './run-scenarios.js';
+
+const say = (line: string): void => void process.stderr.write(line + '\n');
+
+interface ReplayFlags {
+  queue: string;
+  out: string;
+  env?: string;
+  all?: boolean;
+}
+
+/** `leaseproof replay`: an incident file, replayed and told job by job in its own clock. */
+export function replayCommand(): Command {
+  return new Command('replay')
+    .description(
+      "replay an incident file (a postmortem's timeline in its own clock, compressed by its " +
+        'timeScale) against real workers, and tell what happened to each job it touched, in the ' +
+        "incident's clock; exit 0 valid, 1 invalid, 2 unknown or error",
+    )
+    .argument('<incident>', 'incident file (YAML, see scenarios/incident.schema.json)')
+    .option('--queue <name|path>', 'queue under test', 'reference')
+    .option('--out <dir>', 'reports folder', 'reports')
+    .option('--all', 'tell every job, not only those a fault touched')
+    .addOption(
+      new Option('--env <provider>', 'embedded | external | containers').env('LEASEPROOF_ENV'),
+    )
+    .action(async (file: string, flags: ReplayFlags) => {
+      const incident = await loadIncident(file);
+      say(
+        `replay ${incident.name}: ${incident.events.length} event(s), time scale ${incident.timeScale}, ` +
+          `${incident.workers.map((w, i) => `${w}=w${i + 1}`).join(' ')}`,
+      );
+      const result = await runScenarios({
+        files: [file],
+        queues: [flags.queue],
+        out: flags.out,
+        env: flags.env,
+        log: say,
+      });
+      const run = result.runs[0];
+      if (run === undefined) {
+        process.exitCode = 2;
+        return;
+      }
+      const stories = jobStories(run.history, run.result, incident, { all: flags.all === true });
+      const narrative = renderNarrative(stories);
+      await writeFile(
+        join(result.dir, 'narrative.md'),
+        `# ${incident.name}: what happened to each job\n\nTimes in the incident's clock.\n\n` +
+          '```\n' +
+          narrative +
+          '\n```\n',
+      );
+      console.log(`${incident.name} × ${flags.queue}: ${run.result.valid}`);
+      console.log(narrative);
+      console.log(`report: ${relative(process.cwd(), result.dir) || result.dir} (narrative.md)`);
+      const verdict = run.result.valid;
+      process.exitCode = verdict === 'invalid' ? 1 : verdict === 'unknown' ? 2 : 0;
+    });
+}

@@ -1,0 +1,48 @@
+// One real replay of a worked incident: the narrative, in the incident's clock and names, must
+// name the job that ran twice — the one worker-b held when its GC pause began.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkHistory } from '../../src/checker/index.js';
+import { deriveHistory } from '../../src/history/derive.js';
+import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
+import type { StartedEnvironment } from '../../src/env/types.js';
+import { loadIncident } from '../../src/replay/load-incident.js';
+import { incidentClock, jobStories, renderNarrative } from '../../src/replay/narrative.js';
+import { executeRun } from '../../src/scenario/execute-run.js';
+import { scenarioToRunPlan } from '../../src/scenario/load-scenario.js';
+
+let env: StartedEnvironment;
+beforeAll(async () => {
+  env = await new EmbeddedEnvironmentProvider().start();
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+describe('leaseproof replay', () => {
+  it('tells the duplicate of the job worker-b held during its GC pause, in the incident clock', async () => {
+    const incident = await loadIncident('scenarios/incidents/gc-pause-late-ack.yaml');
+    const { history } = await executeRun(
+      env,
+      scenarioToRunPlan(incident.scenario, { queue: 'unconditional-ack' }),
+    );
+    const result = checkHistory(history);
+    // The truth, from the history: w2 (worker-b) held a claim that expired during the pause.
+    const derived = deriveHistory(history);
+    const expired = derived.claims.find((c) => c.worker === 'w2' && !Number.isNaN(c.expiredAt));
+    expect(expired, 'worker-b lost a claim in its pause').toBeDefined();
+    const stories = jobStories(history, result, incident);
+    const story = stories.find((s) => s.job === expired!.job.id);
+    expect(story?.line).toMatch(
+      new RegExp(`^job ${expired!.job.id}: claimed by worker-b 14:0\\d:`),
+    );
+    expect(story?.line).toMatch(/lease expired 14:0\d:\d\d(\.\d+)? during pause of worker-b/);
+    expect(story?.outcome).toBe('duplicate explained');
+    // The known-bad queue lets worker-b's late ack commit: the narrative says so.
+    expect(story?.line).toMatch(/worker-b's ack 14:0\d:\d\d(\.\d+)? committed/);
+    expect(renderNarrative(stories)).toMatch(/^duplicate explained \(\d+\):$/m);
+    // The clock is the incident's: the pause began at 14:02:11.
+    const clock = incidentClock(history, incident);
+    const pause = history.events.find((e) => e.type === 'nemesis' && e.phase === 'start');
+    expect(clock.text(pause!.t)).toBe('14:02:11');
+  }, 120_000);
+});
