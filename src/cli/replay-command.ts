@@ -3,7 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { loadIncident } from '../replay/load-incident.js';
 import { jobStories, renderNarrative } from '../replay/narrative.js';
+import { selectEnvironment } from '../env/select-env.js';
+import { parseSweep, renderWhatIf, replayWhatIf } from '../replay/what-if.js';
 import { runScenarios } from './run-scenarios.js';
+import { onShutdown } from './shutdown.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -12,6 +15,7 @@ interface ReplayFlags {
   out: string;
   env?: string;
   all?: boolean;
+  sweep?: string;
 }
 
 /** `leaseproof replay`: an incident file, replayed and told job by job in its own clock. */
@@ -26,11 +30,31 @@ export function replayCommand(): Command {
     .option('--queue <name|path>', 'queue under test', 'reference')
     .option('--out <dir>', 'reports folder', 'reports')
     .option('--all', 'tell every job, not only those a fault touched')
+    .option(
+      '--sweep <lease=from..to>',
+      'what-if: replay at several leases (lease=20s..60s, lease=20s..60s:3, lease=20s,30s)',
+    )
     .addOption(
       new Option('--env <provider>', 'embedded | external | containers').env('LEASEPROOF_ENV'),
     )
     .action(async (file: string, flags: ReplayFlags) => {
       const incident = await loadIncident(file);
+      if (flags.sweep !== undefined) {
+        const leases = parseSweep(flags.sweep);
+        const provider = await selectEnvironment({ explicit: flags.env, log: say });
+        const env = await provider.start();
+        const unregister = onShutdown(() => env.stop());
+        try {
+          const rows = await replayWhatIf(env, file, leases, flags.queue, say);
+          console.log(`${incident.name}: what if the lease had been…`);
+          console.log(renderWhatIf(rows));
+          process.exitCode = 0;
+        } finally {
+          unregister();
+          await env.stop();
+        }
+        return;
+      }
       say(
         `replay ${incident.name}: ${incident.events.length} event(s), time scale ${incident.timeScale}, ` +
           `${incident.workers.map((w, i) => `${w}=w${i + 1}`).join(' ')}`,

@@ -58,7 +58,7 @@ function incidentSchema(): SchemaObject {
 }
 
 /** Reads an incident file. */
-export async function loadIncident(file: string): Promise<Incident> {
+export async function loadIncident(file: string, what: IncidentWhatIf = {}): Promise<Incident> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -72,7 +72,24 @@ export async function loadIncident(file: string): Promise<Incident> {
       },
     ]);
   }
-  return parseIncident(text, file);
+  return parseIncident(text, file, what);
+}
+
+/** A what-if on an incident: the same timeline under other settings. */
+export interface IncidentWhatIf {
+  /** Another lease duration (production ms). */
+  leaseMs?: number;
+}
+
+function release(lease: RawIncident['lease'], leaseMs: number): RawIncident['lease'] {
+  const ratio = leaseMs / parseDuration(lease.duration);
+  const scaled = (d: string): string => formatDuration(parseDuration(d) * ratio);
+  return {
+    duration: formatDuration(leaseMs),
+    heartbeat: scaled(lease.heartbeat),
+    extendBy: scaled(lease.extendBy ?? lease.duration),
+    ...(lease.poll !== undefined && { poll: lease.poll }),
+  };
 }
 
 /** Whether parsed YAML looks like an incident file rather than a scenario (it has a timeline). */
@@ -96,7 +113,11 @@ interface RawIncident {
 }
 
 /** Parses incident text; `file` names it in errors. */
-export function parseIncident(text: string, file = '<incident>'): Incident {
+export function parseIncident(
+  text: string,
+  file = '<incident>',
+  what: IncidentWhatIf = {},
+): Incident {
   const source = parseYamlSource(text, file);
   validator ??= new Ajv({ allErrors: true, verbose: true, strict: false }).compile(
     incidentSchema(),
@@ -238,7 +259,9 @@ export function parseIncident(text: string, file = '<incident>'): Incident {
   });
   if (problems.length > 0) throw bad(file, place(source, problems));
 
-  const { lease, jobs } = raw;
+  const { jobs } = raw;
+  // A what-if: another lease, in production time; heartbeat and extension keep their ratios to it.
+  const lease = what.leaseMs === undefined ? raw.lease : release(raw.lease, what.leaseMs);
   const document: Record<string, unknown> = {
     name: raw.name,
     description:
