@@ -79,7 +79,7 @@ export async function scenarioFiles(dir: string): Promise<string[]> {
  */
 export async function runScenarios(options: RunScenariosOptions): Promise<RunScenariosResult> {
   // Incident files replay as their compressed scenario (`leaseproof replay` tells their story).
-  const scenarios = await Promise.all(options.files.map((file) => loadScenarioOrIncident(file)));
+  const loaded = await Promise.all(options.files.map((file) => loadScenarioOrIncident(file)));
   const runId = newRunId();
   const startedAt = new Date();
   const provider = await selectEnvironment({
@@ -112,7 +112,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
 
   async function runAll(): Promise<RunScenariosResult> {
     try {
-      scenarios: for (const scenario of scenarios) {
+      scenarios: for (const { scenario, incident } of loaded) {
         for (const queue of options.queues) {
           if (abort.signal.aborted) break scenarios;
           const plan = scenarioToRunPlan(scenario, {
@@ -142,7 +142,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
             ...(options.epsilonMs !== undefined && { epsilonMs: options.epsilonMs }),
           });
           options.log(`${label}: ${result.valid}${cut ? ` (interrupted by ${interrupted})` : ''}`);
-          runs.push({ history, result, name: scenario.name });
+          runs.push({ history, result, name: scenario.name, ...(incident && { incident }) });
           outcomes.push({
             scenario: scenario.name,
             queue,

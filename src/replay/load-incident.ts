@@ -320,18 +320,22 @@ function bad(file: string, problems: ScenarioProblem[]): ScenarioError {
  * A scenario file, or an incident file replayed as its compressed scenario: what `run` and
  * `suite` accept. An incident is told apart by its `timeline` and `timeScale`.
  */
-export async function loadScenarioOrIncident(file: string): Promise<Scenario> {
+export async function loadScenarioOrIncident(
+  file: string,
+): Promise<{ scenario: Scenario; incident?: Incident }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    return loadScenario(file);
+    return { scenario: await loadScenario(file) };
   }
   let data: unknown;
   try {
     data = parseYamlSource(text, file).data;
   } catch {
-    return parseScenario(text, file);
+    return { scenario: parseScenario(text, file) };
   }
-  return looksLikeIncident(data) ? parseIncident(text, file).scenario : parseScenario(text, file);
+  if (!looksLikeIncident(data)) return { scenario: parseScenario(text, file) };
+  const incident = parseIncident(text, file);
+  return { scenario: incident.scenario, incident };
 }

@@ -5,6 +5,7 @@
  * ack, the second grant, the effect after the loss).
  */
 import { queueTermsLines } from './queue-terms-lines.js';
+import type { Incident } from '../replay/load-incident.js';
 import type { CheckResult, CompositeResult, Evidence } from '../checker/types.js';
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedHistory } from '../history/derive-types.js';
@@ -16,6 +17,7 @@ import { TimelineLayout } from './timeline-lanes.js';
 import type {
   TimelineClaim,
   TimelineData,
+  TimelineIncident,
   TimelineFault,
   TimelineMarker,
   TimelinePoint,
@@ -29,6 +31,7 @@ export function buildTimelineData(
   history: History,
   result: CompositeResult,
   label: string = history.header.scenario,
+  incident?: Incident,
 ): TimelineData {
   const derived = deriveHistory(history);
   const layout = new TimelineLayout(derived);
@@ -49,6 +52,7 @@ export function buildTimelineData(
     complete: historyEnd(history) !== undefined,
     lease: history.header.lease,
     terms: queueTermsLines(history.header.queueTerms),
+    ...(incident !== undefined && { incident: timelineIncident(history, incident) }),
     // Complete only now: placing faults and markers can add lanes (the harness, say).
     lanes: layout.lanes,
     claims,
@@ -230,5 +234,17 @@ function pin(
     row: claim === undefined ? 0 : layout.row(claim),
     cited,
     faults,
+  };
+}
+
+/** The incident's clock and names for the page, anchored as the narrative is (first fault). */
+function timelineIncident(history: History, incident: Incident): TimelineIncident {
+  const first = history.events.find((e) => e.type === 'nemesis' && e.phase === 'start');
+  const anchorT = first?.t ?? history.header.startedAt;
+  return {
+    anchorRel: roundMs(anchorT - history.header.startedAt),
+    anchorEpochMs: incident.startMs + (incident.events[0]?.atMs ?? 0),
+    scale: incident.timeScale,
+    names: Object.fromEntries(incident.workers.map((name, i) => [`w${i + 1}`, name])),
   };
 }

@@ -13,7 +13,7 @@ export const TIMELINE_SCRIPT = String.raw`
   var data = JSON.parse(document.getElementById('timeline-data').textContent);
   var lanes = data.lanes.length > 0 ? data.lanes : [{ id: '(no workers)', rows: 1 }];
   var nLanes = lanes.length;
-  var GRID = { left: 96, right: 32, top: 56, bottom: 84 };
+  var GRID = { left: data.incident ? 160 : 96, right: 32, top: 56, bottom: 84 };
   var LANE_PX = 72;
 
   var CLAIM_COLORS = {
@@ -42,7 +42,14 @@ export const TIMELINE_SCRIPT = String.raw`
     });
   }
   function round(ms) { return Math.round(ms * 1000) / 1000; }
-  function relText(t) { return '+' + round(t) + 'ms'; }
+  // A replayed incident shows its own clock: the replay's time stretched back by 1 / scale.
+  var inc = data.incident;
+  function incText(t) {
+    var iso = new Date(Math.round(inc.anchorEpochMs + (t - inc.anchorRel) / inc.scale)).toISOString();
+    return iso.slice(11, 23);
+  }
+  function relText(t) { return inc ? incText(t) : '+' + round(t) + 'ms'; }
+  function laneName(id) { return inc && inc.names[id] ? id + ' ' + inc.names[id] : id; }
   // The database clock keeps microseconds; a Date keeps milliseconds, so add them by hand.
   function dbText(t) {
     var micros = Math.round((data.startedAt + t) * 1000);
@@ -94,7 +101,7 @@ export const TIMELINE_SCRIPT = String.raw`
           },
           {
             type: 'text',
-            style: { text: lanes[i].id, x: params.coordSys.x - 10, y: (top + bottom) / 2, align: 'right', verticalAlign: 'middle', fill: '#1f2933', font: 'bold 13px sans-serif' }
+            style: { text: laneName(lanes[i].id), x: params.coordSys.x - 10, y: (top + bottom) / 2, align: 'right', verticalAlign: 'middle', fill: '#1f2933', font: 'bold 13px sans-serif' }
           }
         ]
       };
@@ -254,8 +261,8 @@ export const TIMELINE_SCRIPT = String.raw`
       { type: 'slider', xAxisIndex: 0, filterMode: 'weakFilter', startValue: openFrom, endValue: data.endT, bottom: 14, height: 22, showDataShadow: false, labelFormatter: function (v) { return relText(v); } }
     ],
     xAxis: {
-      type: 'value', min: 0, max: Math.max(data.endT, 1), name: 'ms since start (database clock)', nameLocation: 'middle', nameGap: 26,
-      axisLine: { onZero: false }, axisLabel: { showMaxLabel: false, formatter: function (v) { return round(v) + 'ms'; } }, splitLine: { lineStyle: { color: '#e0e0e0' } }
+      type: 'value', min: 0, max: Math.max(data.endT, 1), name: inc ? "the incident's clock (replayed at x" + round(inc.scale) + ')' : 'ms since start (database clock)', nameLocation: 'middle', nameGap: 26,
+      axisLine: { onZero: false }, axisLabel: { showMaxLabel: false, formatter: function (v) { return inc ? incText(v) : round(v) + 'ms'; } }, splitLine: { lineStyle: { color: '#e0e0e0' } }
     },
     yAxis: {
       type: 'value', inverse: true, min: -0.5, max: nLanes - 0.5, interval: 1,

@@ -186,6 +186,8 @@ export interface TimelineData {
   lease: LeaseSettings;
   /** What the queue did with the scenario's lease (rounding, rescaling, no heartbeat), if anything. */
   terms: string[];
+  /** For a replayed incident: its clock and worker names, which the page shows instead. */
+  incident?: TimelineIncident;
   /** Lanes, top to bottom. */
   lanes: TimelineLane[];
   /** Claim bars. */
@@ -200,4 +202,16 @@ export interface TimelineData {
   markers: TimelineMarker[];
   /** Each checker's verdict. */
   checkers: TimelineChecker[];
+}
+
+/** How a replay's times map back onto the incident's clock, and its workers' names. */
+export interface TimelineIncident {
+  /** Timeline time (ms since start) of the anchor: the first fault's start. */
+  anchorRel: number;
+  /** Incident epoch ms of the anchor (the first timeline event). */
+  anchorEpochMs: number;
+  /** Replay time / incident time. */
+  scale: number;
+  /** Worker id → the incident's name for it. */
+  names: Record<string, string>;
 }

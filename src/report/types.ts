@@ -5,6 +5,7 @@
  */
 import type { CompositeResult } from '../checker/types.js';
 import type { History } from '../history/types.js';
+import type { Incident } from '../replay/load-incident.js';
 
 /** One scenario run against one queue: its history and the checkers' verdict on it. */
 export interface ScenarioRun {
@@ -14,6 +15,8 @@ export interface ScenarioRun {
   result: CompositeResult;
   /** A name to report the scenario under; the history header's `scenario` when absent. */
   name?: string;
+  /** The incident it replays: the timeline then shows the incident's clock and worker names. */
+  incident?: Incident;
 }
 
 /** Versions and place of the environment a run used, for the verdict file. */

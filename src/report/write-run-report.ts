@@ -33,7 +33,7 @@ export async function writeRunReport(dir: string, run: RunReport): Promise<RunRe
     const history = join(root, files.history);
     const timeline = join(root, files.timeline);
     await writeHistory(history, s.history);
-    const data = buildTimelineData(s.history, s.result, label);
+    const data = buildTimelineData(s.history, s.result, label, s.incident);
     await writeFile(timeline, renderTimelineHtml(data, echarts));
     scenarios.push({ label, history, timeline });
   }
