@@ -240,6 +240,25 @@ export function parseIncident(
         });
         events.push({ atMs: at, kind, label: `latency spike of ${String(body.latency)}` });
         break;
+      case 'clock-drift': {
+        // Drift accumulates with elapsed time, which the replay compresses: the same error at
+        // the same incident moments needs the rate divided by the scale.
+        const ppm = (body.ppm as number) / scale;
+        faults.push({
+          at: atText,
+          clock: {
+            worker: workerOf([...path, 'worker'], body.worker as string),
+            offset: '0ms',
+            driftPpm: ppm,
+          },
+        });
+        events.push({
+          atMs: at,
+          kind,
+          label: `clock of ${String(body.worker)} drifting ${String(body.ppm)} ppm`,
+        });
+        break;
+      }
       case 'clock-step': {
         const by = body.by as string;
         const sign = by.startsWith('-') ? '-' : '+';

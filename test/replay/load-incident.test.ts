@@ -86,6 +86,20 @@ describe('incident files', () => {
     expect(pause.scenario.faults).toHaveLength(1);
   });
 
+  it('scale a clock drift so that the same error builds up at the same incident moments', () => {
+    const incident = parseIncident(
+      BASE.replace(
+        "  - { at: '+60s', partition: { workers: [worker-a], for: 9s } }",
+        "  - { at: '+60s', clock-drift: { worker: worker-a, ppm: 500 } }",
+      ),
+      'incident.yaml',
+    );
+    expect((incident.document.faults as unknown[])[1]).toEqual({
+      at: '2s',
+      clock: { worker: 1, offset: '0ms', driftPpm: 15_000 },
+    });
+  });
+
   it('name the file, the place and what was expected: bad stamps, order, unknown workers', () => {
     const stamp = incidentError(BASE.replace("'14:02:11'", "'14:62:11'"));
     expect(stamp.problems[0]).toMatchObject({ path: 'timeline[0].at', line: 8 });
