@@ -89,8 +89,16 @@ interface GraphileSql {
   migrate(shared: unknown, client: GraphileClient): Promise<void>;
 }
 
-// graphile-worker's own modules, loaded on first use (it is an optional dependency).
+let loaded: GraphileSql | undefined;
+
+// graphile-worker's own modules, loaded once, on first use (it is an optional dependency): every
+// claim and ack goes through here.
 function graphile(): GraphileSql {
+  loaded ??= loadGraphile();
+  return loaded;
+}
+
+function loadGraphile(): GraphileSql {
   const at = (file: string) => `${GRAPHILE_WORKER.name}/dist/${file}`;
   const lib = requireLibrary<
     Pick<GraphileSql, 'processSharedOptions' | 'makeEnhancedWithPgClient'>

@@ -83,10 +83,32 @@ function bossDb(db: SqlClient): PgBossDb {
   };
 }
 
+let shared: PgBossInstance | undefined;
+
 /**
- * A pg-boss instance whose own statements (createQueue, expire) go over `db`. It is never
- * started: nothing of pg-boss runs in the background except what the harness calls. Cheap: the
- * constructor builds SQL strings and opens nothing.
+ * The instance a worker's calls go through: `fetch`, `complete`, `fail` and `insert` take the
+ * connection per call (`{ db }`), so one instance serves every connection of the process, made on
+ * the first call (its constructor builds all of pg-boss's SQL). A call that forgot its `db` would
+ * fall back to the instance's own, which refuses.
+ */
+function perCallBoss(): PgBossInstance {
+  shared ??= new (requireLibrary<PgBossClass>(PG_BOSS))({
+    db: {
+      executeSql: () =>
+        Promise.reject(new Error('pg-boss adapter: a statement without the worker connection')),
+    },
+    schema: PG_BOSS_SCHEMA,
+    supervise: false,
+    schedule: false,
+    migrate: false,
+  });
+  return shared;
+}
+
+/**
+ * A pg-boss instance whose own statements (createQueue at setup, expire once per sweep) go over
+ * `db`. It is never started: nothing of pg-boss runs in the background except what the harness
+ * calls. Its constructor builds SQL strings and opens nothing.
  */
 function bossOver(db: SqlClient): PgBossInstance {
   const PgBoss = requireLibrary<PgBossClass>(PG_BOSS);
@@ -156,7 +178,7 @@ export const pgBossQueue: QueueAdapter = {
     // Ids chosen here, in order: pg-boss's own would come back in no promised order.
     const ids = jobs.map(() => randomUUID());
     const leaseS = Math.max(1, Math.ceil((ctx?.lease.durationMs ?? 1_000) / 1_000));
-    await bossOver(db).insert(
+    await perCallBoss().insert(
       jobs.map((job, i) => ({
         id: ids[i],
         name: PG_BOSS_QUEUE,
@@ -170,7 +192,7 @@ export const pgBossQueue: QueueAdapter = {
   },
 
   async claim(db) {
-    const [job] = await bossOver(db).fetch(PG_BOSS_QUEUE, {
+    const [job] = await perCallBoss().fetch(PG_BOSS_QUEUE, {
       batchSize: 1,
       includeMetadata: true,
       db: bossDb(db),
@@ -185,14 +207,14 @@ export const pgBossQueue: QueueAdapter = {
   },
 
   async ack(db, claim) {
-    const result = await bossOver(db).complete(PG_BOSS_QUEUE, claim.jobId, null, {
+    const result = await perCallBoss().complete(PG_BOSS_QUEUE, claim.jobId, null, {
       db: bossDb(db),
     });
     return result.affected === 1;
   },
 
   async fail(db, claim, error) {
-    const result = await bossOver(db).fail(
+    const result = await perCallBoss().fail(
       PG_BOSS_QUEUE,
       claim.jobId,
       { message: error },

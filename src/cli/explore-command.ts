@@ -1,11 +1,10 @@
+import { withEnvironment } from './with-environment.js';
 import { Command, Option } from 'commander';
 import { relative } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { explore } from '../explore/explore.js';
 import type { ExploreProgress, ExploreResult } from '../explore/types.js';
-import { selectEnvironment } from '../env/select-env.js';
 import { parseDuration } from '../scenario/duration.js';
-import { onShutdown } from './shutdown.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -76,13 +75,8 @@ export function exploreCommand(): Command {
           : integerFlag('seed', flags.seed, 0, 0xffffffff);
       const budgetMs = parseDuration(flags.budget);
       say(`explore: ${flags.queue}, up to ${runs} runs, seed ${seed}, budget ${flags.budget}`);
-      const provider = await selectEnvironment({ explicit: flags.env, log: say });
-      say(`starting the ${provider.name} environment…`);
-      const env = await provider.start();
-      const unregister = onShutdown(() => env.stop());
-      let result: ExploreResult;
-      try {
-        result = await explore({
+      const result = await withEnvironment(flags.env, say, (env) =>
+        explore({
           queue: flags.queue,
           runs,
           seed,
@@ -90,11 +84,8 @@ export function exploreCommand(): Command {
           env,
           outDir: flags.out,
           onProgress: (p) => say(progressLine(p)),
-        });
-      } finally {
-        unregister();
-        await env.stop();
-      }
+        }),
+      );
       printResult(result);
       process.exitCode = result.failed ? 1 : 0;
     });

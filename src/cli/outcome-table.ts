@@ -1,3 +1,4 @@
+import { textTable } from '../report/text-table.js';
 import type { ScenarioOutcome } from './run-scenarios.js';
 
 const MARK: Record<string, string> = { valid: 'ok', invalid: 'FAIL', unknown: '?' };
@@ -25,16 +26,8 @@ export function formatOutcomeTable(outcomes: readonly ScenarioOutcome[]): string
       o.result.valid,
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
   return [
-    line(header),
-    line(widths.map((w) => '-'.repeat(w))),
-    ...rows.map(line),
+    ...textTable(header, rows),
     '',
     '* valid with warnings (e.g. an expiry no fault explains)',
   ].join('\n');

@@ -1,12 +1,11 @@
+import { withEnvironment } from './with-environment.js';
 import { Command, Option } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { loadIncident } from '../replay/load-incident.js';
 import { jobStories, renderNarrative } from '../replay/narrative.js';
-import { selectEnvironment } from '../env/select-env.js';
 import { parseSweep, renderWhatIf, replayWhatIf } from '../replay/what-if.js';
 import { runScenarios } from './run-scenarios.js';
-import { onShutdown } from './shutdown.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -41,18 +40,12 @@ export function replayCommand(): Command {
       const incident = await loadIncident(file);
       if (flags.sweep !== undefined) {
         const leases = parseSweep(flags.sweep);
-        const provider = await selectEnvironment({ explicit: flags.env, log: say });
-        const env = await provider.start();
-        const unregister = onShutdown(() => env.stop());
-        try {
-          const rows = await replayWhatIf(env, file, leases, flags.queue, say);
-          console.log(`${incident.name}: what if the lease had been…`);
-          console.log(renderWhatIf(rows));
-          process.exitCode = 0;
-        } finally {
-          unregister();
-          await env.stop();
-        }
+        const rows = await withEnvironment(flags.env, say, (env) =>
+          replayWhatIf(env, file, leases, flags.queue, say),
+        );
+        console.log(`${incident.name}: what if the lease had been…`);
+        console.log(renderWhatIf(rows));
+        process.exitCode = 0;
         return;
       }
       say(

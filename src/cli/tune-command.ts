@@ -1,8 +1,8 @@
+import { withEnvironment } from './with-environment.js';
 import { Command, Option } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { selectEnvironment } from '../env/select-env.js';
 import { echartsSource } from '../report/echarts-source.js';
 import { confirmPoints, type Confirmation } from '../tune/confirm.js';
 import { loadTuneFile } from '../tune/load-tune.js';
@@ -14,7 +14,6 @@ import {
   tuneDocument,
 } from '../tune/tune-report.js';
 import { recommendedScenarioYaml } from '../tune/write-scenario.js';
-import { onShutdown } from './shutdown.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -58,16 +57,9 @@ export function tuneCommand(): Command {
       });
       let confirmation: Confirmation[] = [];
       if (k > 0) {
-        const provider = await selectEnvironment({ explicit: flags.env, log: say });
-        say(`starting the ${provider.name} environment…`);
-        const env = await provider.start();
-        const unregister = onShutdown(() => env.stop());
-        try {
-          confirmation = await confirmPoints(spec, outcome, env, { k, log: say });
-        } finally {
-          unregister();
-          await env.stop();
-        }
+        confirmation = await withEnvironment(flags.env, say, (env) =>
+          confirmPoints(spec, outcome, env, { k, log: say }),
+        );
       }
       const doc = tuneDocument(spec, outcome, confirmation);
       await mkdir(flags.out, { recursive: true });

@@ -11,6 +11,7 @@ import { executeRun } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { loadIncident } from './load-incident.js';
 import { jobStories } from './narrative.js';
+import { textTable } from '../report/text-table.js';
 
 /** One lease of the what-if and what its replay showed. */
 export interface WhatIfRow {
@@ -100,19 +101,11 @@ export function renderWhatIf(rows: WhatIfRow[]): string {
     Number.isNaN(r.maxStallMs) ? '—' : formatDuration(Math.round(r.maxStallMs)),
     r.verdict,
   ]);
-  const widths = header.map((_, c) => Math.max(...[header, ...body].map((row) => row[c]!.length)));
-  const line = (row: string[]): string =>
-    row
-      .map((cell, c) => cell.padEnd(widths[c]!))
-      .join('  ')
-      .trimEnd();
   const clean = rows.filter((r) => r.duplicatedJobs === 0 && r.staleWrites === 0);
   const conclusion =
     clean.length === 0
       ? 'no lease of the sweep avoided the duplicates'
       : `without duplicates: lease ${clean.map((r) => formatDuration(r.leaseMs)).join(', ')}` +
         ` (the shortest, ${formatDuration(clean[0]!.leaseMs)}, stalls least after a crash)`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line), conclusion].join(
-    '\n',
-  );
+  return [...textTable(header, body), conclusion].join('\n');
 }

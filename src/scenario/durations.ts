@@ -10,8 +10,8 @@ export type DurationDistribution =
   /** Resampled from measured durations (e.g. a production handler's). */
   | { dist: 'empirical'; samplesMs: number[] };
 
-// The 99.9th percentile of the standard normal distribution.
-const Z_999 = 3.090232306167813;
+/** The 99.9th percentile of the standard normal distribution (a log-normal's p99.9 fit). */
+export const Z_999 = 3.090232306167813;
 
 /** Draws one duration. */
 export function drawDuration(distribution: DurationDistribution, random: Random): number {

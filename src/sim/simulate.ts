@@ -13,6 +13,7 @@
  */
 import FakeTimers from '@sinonjs/fake-timers';
 import type { Claim, LeaseSettings } from '../queue/types.js';
+import { distribution } from '../checker/stats.js';
 import { drawDuration, type DurationDistribution } from '../scenario/durations.js';
 import { Random } from '../scenario/random.js';
 import { ClaimLoop } from '../worker/claim-loop.js';
@@ -405,10 +406,8 @@ function never<T>(): Promise<T> {
   return new Promise<T>(() => undefined);
 }
 
+/** `distribution`'s figures, NaN when nothing was measured (not zero: no stall is not a 0 ms stall). */
 function spread(values: number[]): Spread {
   if (values.length === 0) return { count: 0, p50: NaN, p99: NaN, max: NaN };
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number): number =>
-    sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1]! };
+  return distribution(values);
 }

@@ -3,6 +3,8 @@
  * fields are only ever added within a version) and a self-contained HTML page of ECharts charts.
  */
 import { escapeHtml as h, inlineJson } from '../report/escape.js';
+import { textTable } from '../report/text-table.js';
+import { Z_999 } from '../scenario/durations.js';
 import type { Confirmation } from './confirm.js';
 import type { TuneSpec } from './load-tune.js';
 import { fmt, type SweepOutcome } from './sweep.js';
@@ -36,9 +38,8 @@ export interface TuneDocument {
   confirmation: Confirmation[];
 }
 
-// The 99th percentile of the standard normal distribution, and the 99.9th.
+// The 99th percentile of the standard normal distribution.
 const Z_99 = 2.3263478740408408;
-const Z_999 = 3.090232306167813;
 
 /** Builds `tune.json`'s content. */
 export function tuneDocument(
@@ -121,13 +122,7 @@ export function renderTuneTable(doc: TuneDocument): string {
       p.overBudget.length === 0 ? 'ok' : 'over',
     ];
   });
-  const widths = header.map((_, c) => Math.max(...[header, ...rows].map((row) => row[c]!.length)));
-  const line = (row: string[]): string =>
-    row
-      .map((cell, c) => cell.padEnd(widths[c]!))
-      .join('  ')
-      .trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return textTable(header, rows).join('\n');
 }
 
 /** The HTML page: charts of the sweep, the recommendation and the confirmation. */
