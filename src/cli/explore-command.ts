@@ -5,6 +5,9 @@ import { ConfigError } from '../errors.js';
 import { explore } from '../explore/explore.js';
 import type { ExploreProgress, ExploreResult } from '../explore/types.js';
 import { parseDuration } from '../scenario/duration.js';
+import { laneSeeds } from '../explore/lane-seeds.js';
+import { RUNS_PER_CORE, defaultParallelism, parseParallel } from '../scale-out/parallelism.js';
+import { WHOLE, formatShard, parseShard } from '../scale-out/shard.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -15,6 +18,8 @@ interface ExploreFlags {
   budget: string;
   out: string;
   env?: string;
+  parallel?: string;
+  shard?: string;
 }
 
 /** A whole number flag, or a ConfigError naming it (commander would exit 1: "invalid"). */
@@ -48,6 +53,7 @@ function printResult(result: ExploreResult): void {
   console.log(`counterexample found after ${(result.firstFailureMs / 1000).toFixed(0)}s`);
   console.log(`violated: ${result.violated.join(', ') || '(the run failed)'}`);
   console.log(`shrunk in ${result.shrinks} steps to ${result.scenario.faults.length} fault(s)`);
+  console.log(`search seed: ${result.laneSeed} (path ${result.counterexamplePath})`);
   console.log(`file: ${file}`);
   console.log(`replay: ${result.replayCommand.replace(result.file, file)}`);
 }
@@ -64,6 +70,14 @@ export function exploreCommand(): Command {
     .option('--seed <n>', 'fast-check seed (default: drawn and printed)')
     .option('--budget <duration>', 'wall-time budget for search and shrinking', '5m')
     .option('--out <dir>', 'where counterexamples are written', 'reports/counterexamples')
+    .option(
+      '--parallel <n>',
+      `searches side by side, each from its own seed in its own databases (default ${defaultParallelism()}: ${RUNS_PER_CORE} per core)`,
+    )
+    .option(
+      '--shard <i/n>',
+      "this machine's part of a search split over n (give every shard the same --seed)",
+    )
     .addOption(
       new Option('--env <provider>', 'embedded | external | containers').env('LEASEPROOF_ENV'),
     )
@@ -74,7 +88,17 @@ export function exploreCommand(): Command {
           ? Math.floor(Math.random() * 0x7fffffff)
           : integerFlag('seed', flags.seed, 0, 0xffffffff);
       const budgetMs = parseDuration(flags.budget);
-      say(`explore: ${flags.queue}, up to ${runs} runs, seed ${seed}, budget ${flags.budget}`);
+      const parallel = parseParallel(flags.parallel);
+      const shard = flags.shard === undefined ? WHOLE : parseShard(flags.shard);
+      const lanes = laneSeeds(seed, runs, parallel, shard);
+      say(
+        `explore: ${flags.queue}, up to ${runs} runs, seed ${seed}, budget ${flags.budget}` +
+          (shard.count > 1 ? `, shard ${formatShard(shard)}` : '') +
+          `, ${lanes.length} search(es) side by side` +
+          (lanes.length > 1 || shard.count > 1
+            ? ` (seeds ${lanes.map((l) => `${l.seed}×${l.runs}`).join(', ')})`
+            : ''),
+      );
       const result = await withEnvironment(flags.env, say, (env) =>
         explore({
           queue: flags.queue,
@@ -84,6 +108,8 @@ export function exploreCommand(): Command {
           env,
           outDir: flags.out,
           onProgress: (p) => say(progressLine(p)),
+          parallel,
+          shard,
         }),
       );
       printResult(result);

@@ -9,6 +9,7 @@ import { envCommand } from './env-command.js';
 import { checkCommand } from './check-command.js';
 import { exploreCommand } from './explore-command.js';
 import { mutantsCommand } from './mutants-command.js';
+import { mergeCommand } from './merge-command.js';
 import { listCommand, runCommand, suiteCommand } from './run-command.js';
 import { reapLeftovers } from '../env/process-registry.js';
 import { LeaseproofError, describeError } from '../errors.js';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   program.addCommand(mutantsCommand());
   program.addCommand(tuneCommand());
   program.addCommand(replayCommand());
+  program.addCommand(mergeCommand());
   return program;
 }
 

@@ -7,6 +7,8 @@ import { ConfigError } from '../errors.js';
 import { DURATION_EXAMPLES, parseDuration } from '../scenario/duration.js';
 import { runScenarios, scenarioFiles, type RunScenariosResult } from './run-scenarios.js';
 import { formatOutcomeTable } from './outcome-table.js';
+import { RUNS_PER_CORE, defaultParallelism, parseParallel } from '../scale-out/parallelism.js';
+import { parseShard } from '../scale-out/shard.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -19,6 +21,8 @@ interface RunFlags {
   iOwnThisDatabase?: boolean;
   json?: boolean;
   epsilon?: string;
+  parallel?: string;
+  shard?: string;
 }
 
 /** The faults a scenario may use (design.md's fault vocabulary). */
@@ -53,6 +57,14 @@ function withRunOptions(command: Command): Command {
       "tolerance ε for every scenario (e.g. 20 or 20ms; overrides the files' checkOptions)",
     )
     .option(
+      '--parallel <n>',
+      `scenario runs side by side, each in its own database with its own proxies and workers (default ${defaultParallelism()}: ${RUNS_PER_CORE} per core)`,
+    )
+    .option(
+      '--shard <i/n>',
+      'run only shard i of n of the scenario × queue plan (a CI matrix job); combine with `leaseproof merge`',
+    )
+    .option(
       '--expect <queue=verdict>',
       'exit 0 only if this queue gets this overall verdict (e.g. unconditional-ack=invalid); repeatable',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
@@ -76,6 +88,8 @@ async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
     env: flags.env,
     iOwnThisDatabase: flags.iOwnThisDatabase,
     log: say,
+    parallel: parseParallel(flags.parallel),
+    ...(flags.shard !== undefined && { shard: parseShard(flags.shard) }),
   });
   printResult(result, flags.json === true);
   if (flags.expect !== undefined && flags.expect.length > 0) {

@@ -13,6 +13,20 @@ import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
 import { ConfigError } from '../errors.js';
 import { onShutdown } from './shutdown.js';
+import type { Incident } from '../replay/load-incident.js';
+import type { Scenario } from '../scenario/scenario-types.js';
+import type { RunPlan } from '../scenario/execute-run.js';
+import { runInLanes } from '../scale-out/lanes.js';
+import { WHOLE, formatShard, shardPositions, type Shard } from '../scale-out/shard.js';
+import { describePlan, type RunPlanInfo } from '../scale-out/plan-info.js';
+
+/** One scenario × queue of the plan, with its position in the whole (unsharded) plan. */
+interface PlanEntry {
+  scenario: Scenario;
+  incident: Incident | undefined;
+  plan: RunPlan;
+  position: number;
+}
 
 /** What `run` and `suite` were asked to do. */
 export interface RunScenariosOptions {
@@ -32,6 +46,10 @@ export interface RunScenariosOptions {
   iOwnThisDatabase?: boolean | undefined;
   /** Where progress lines go. */
   log: (line: string) => void;
+  /** Scenario runs side by side (default 1), each in its own database with its own proxies. */
+  parallel?: number | undefined;
+  /** Run only this shard of the plan (default: all of it). */
+  shard?: Shard | undefined;
 }
 
 /** One scenario × queue as it ended. */
@@ -60,6 +78,8 @@ export interface RunScenariosResult {
   runs: ScenarioRun[];
   /** The signal that interrupted the run, when one did. */
   interrupted?: NodeJS.Signals;
+  /** The whole plan this run was part of (its shard, its size and fingerprint). */
+  plan: RunPlanInfo;
 }
 
 /** The YAML files of a folder, sorted: the suite. */
@@ -80,6 +100,31 @@ export async function scenarioFiles(dir: string): Promise<string[]> {
 export async function runScenarios(options: RunScenariosOptions): Promise<RunScenariosResult> {
   // Incident files replay as their compressed scenario (`leaseproof replay` tells their story).
   const loaded = await Promise.all(options.files.map((file) => loadScenarioOrIncident(file)));
+  const whole = loaded.flatMap(({ scenario, incident }) =>
+    options.queues.map((queue) => ({
+      scenario,
+      incident,
+      plan: scenarioToRunPlan(scenario, {
+        queue,
+        ...(options.seed !== undefined && { seed: options.seed }),
+      }),
+    })),
+  );
+  const shard = options.shard ?? WHOLE;
+  const planInfo = describePlan(
+    whole.map((e) => ({
+      name: e.scenario.name,
+      queue: e.plan.queue,
+      seed: e.plan.seed,
+      body: e.scenario,
+    })),
+    shard,
+    options.epsilonMs,
+  );
+  const mine: PlanEntry[] = shardPositions(whole.length, shard).map((position) => ({
+    ...whole[position]!,
+    position,
+  }));
   const runId = newRunId();
   const startedAt = new Date();
   const provider = await selectEnvironment({
@@ -88,6 +133,16 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     log: options.log,
     runId,
   });
+  // `--i-own-this-database` hands every run the same database: runs there cannot be side by side.
+  const lanes = options.iOwnThisDatabase === true ? 1 : (options.parallel ?? 1);
+  if (shard.count > 1) {
+    options.log(
+      `shard ${formatShard(shard)}: ${mine.length} of the plan's ${whole.length} scenario runs`,
+    );
+  }
+  if (options.iOwnThisDatabase === true && (options.parallel ?? 1) > 1) {
+    options.log('--i-own-this-database: one database for every run, so one run at a time');
+  }
   options.log(`starting the ${provider.name} environment…`);
   const env = await provider.start();
   // Ctrl-C does not throw the run away: the scenario under way stops (faults healed, workers
@@ -112,44 +167,21 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
 
   async function runAll(): Promise<RunScenariosResult> {
     try {
-      scenarios: for (const { scenario, incident } of loaded) {
-        for (const queue of options.queues) {
-          if (abort.signal.aborted) break scenarios;
-          const plan = scenarioToRunPlan(scenario, {
-            queue,
-            ...(options.seed !== undefined && { seed: options.seed }),
-          });
-          const label = `${scenario.name} × ${queue}`;
-          let last = '';
-          const progress = (p: RunProgress): void => {
-            const line =
-              `${label}: ${p.phase}, ${p.jobsDone}/${p.jobsTotal} jobs` +
-              (p.activeFaults.length > 0 ? `, faults: ${p.activeFaults.join(' ')}` : '');
-            if (line !== last) options.log(line);
-            last = line;
-          };
-          const started = performance.now();
-          const { history, interrupted: cut } = await executeRun(env, plan, progress, {
-            signal: abort.signal,
-          });
-          const checkers = scenario.check.map((name) => {
-            const checker = checkerByName(name);
-            if (checker === undefined) throw new ConfigError(`unknown checker "${name}"`);
-            return checker;
-          });
-          const result = runCheckers(checkers, history, {
-            ...scenario.checkOptions,
-            ...(options.epsilonMs !== undefined && { epsilonMs: options.epsilonMs }),
-          });
-          options.log(`${label}: ${result.valid}${cut ? ` (interrupted by ${interrupted})` : ''}`);
-          runs.push({ history, result, name: scenario.name, ...(incident && { incident }) });
-          outcomes.push({
-            scenario: scenario.name,
-            queue,
-            result,
-            durationMs: performance.now() - started,
-          });
-        }
+      const { results } = await runInLanes(
+        mine,
+        {
+          lanes: lanes,
+          // A db-restart cuts the connections of every database on the server, not only this
+          // run's: beside another run it would be a fault nobody scheduled for that one.
+          exclusive: (entry) => entry.plan.faults.some((f) => f.fault.kind === 'db-restart'),
+          signal: abort.signal,
+        },
+        (entry, _index, signal) => runOne(entry, signal),
+      );
+      for (const done of results) {
+        if (done === undefined) continue;
+        runs.push(done.run);
+        outcomes.push(done.outcome);
       }
     } finally {
       unregister();
@@ -163,6 +195,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       environment: { provider: provider.name },
       scenarios: runs,
       interrupted,
+      plan: planInfo,
     });
     await updateReportIndex(resolve(options.out));
     if (interrupted !== undefined)
@@ -173,7 +206,45 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       paths,
       outcomes,
       runs,
+      plan: planInfo,
       ...(interrupted !== undefined && { interrupted }),
+    };
+  }
+
+  async function runOne(
+    entry: PlanEntry,
+    signal: AbortSignal,
+  ): Promise<{ run: ScenarioRun; outcome: ScenarioOutcome }> {
+    const { scenario, incident, plan, position } = entry;
+    const label = `${scenario.name} × ${plan.queue}`;
+    let last = '';
+    const progress = (p: RunProgress): void => {
+      const line =
+        `${label}: ${p.phase}, ${p.jobsDone}/${p.jobsTotal} jobs` +
+        (p.activeFaults.length > 0 ? `, faults: ${p.activeFaults.join(' ')}` : '');
+      if (line !== last) options.log(line);
+      last = line;
+    };
+    const started = performance.now();
+    const { history, interrupted: cut } = await executeRun(env, plan, progress, { signal });
+    const checkers = scenario.check.map((name) => {
+      const checker = checkerByName(name);
+      if (checker === undefined) throw new ConfigError(`unknown checker "${name}"`);
+      return checker;
+    });
+    const result = runCheckers(checkers, history, {
+      ...scenario.checkOptions,
+      ...(options.epsilonMs !== undefined && { epsilonMs: options.epsilonMs }),
+    });
+    options.log(`${label}: ${result.valid}${cut ? ` (interrupted by ${interrupted})` : ''}`);
+    return {
+      run: { history, result, name: scenario.name, position, ...(incident && { incident }) },
+      outcome: {
+        scenario: scenario.name,
+        queue: plan.queue,
+        result,
+        durationMs: performance.now() - started,
+      },
     };
   }
 }

@@ -27,6 +27,8 @@ export interface ToxiproxyDatabaseProxyOptions {
   placement: ProxyPlacement;
   /** A URL with the credentials to put into `urlFor` (the admin URL). */
   credentialsUrl: string;
+  /** Called once when the proxy is removed, so its owner can hand its name and port out again. */
+  onRemoved?: () => void;
 }
 
 /** Splits `host:port` (or `[v6]:port`) as Toxiproxy prints listen addresses. */
@@ -49,6 +51,7 @@ export class ToxiproxyDatabaseProxy implements DatabaseProxy {
   private readonly toxiproxy: Toxiproxy;
   private readonly credentialsUrl: string;
   private removed = false;
+  private readonly onRemoved: (() => void) | undefined;
 
   private constructor(
     options: ToxiproxyDatabaseProxyOptions,
@@ -56,6 +59,7 @@ export class ToxiproxyDatabaseProxy implements DatabaseProxy {
   ) {
     this.name = options.name;
     this.toxiproxy = options.toxiproxy;
+    this.onRemoved = options.onRemoved;
     this.credentialsUrl = options.credentialsUrl;
     this.host = reach.host;
     this.port = reach.port;
@@ -145,6 +149,11 @@ export class ToxiproxyDatabaseProxy implements DatabaseProxy {
   async remove(): Promise<void> {
     if (this.removed) return;
     this.removed = true;
+    // The name and the port are free again once the server has let go of them, or failed to.
+    await this.deleteFromServer().finally(() => this.onRemoved?.());
+  }
+
+  private async deleteFromServer(): Promise<void> {
     await this.toxiproxy
       .getApi()
       .delete(this.path())

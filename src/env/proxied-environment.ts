@@ -50,7 +50,13 @@ export class ProxiedEnvironment implements StartedEnvironment {
   readonly toxiproxyUrl: string;
   private readonly toxiproxy: Toxiproxy;
   private readonly proxies: DatabaseProxy[] = [];
-  private proxyCount = 0;
+  /**
+   * Placement slots (the n-th published port) and names of the proxies alive now. Runs side by
+   * side (`--parallel`) each ask for `w1`…; a removed proxy gives its slot and name back, so a
+   * long suite never runs out of a container's 32 published ports.
+   */
+  private readonly slotsInUse = new Set<number>();
+  private readonly namesInUse = new Set<string>();
   private stopping: Promise<void> | undefined;
   /** Names of the databases handed out, for the db-restart fault's `terminate` mode. */
   private readonly databaseNames = new Set<string>();
@@ -109,15 +115,34 @@ export class ProxiedEnvironment implements StartedEnvironment {
     if (!/^[A-Za-z0-9_.-]+$/.test(name)) {
       throw new EnvironmentError(`proxy name "${name}" may hold only letters, digits, _ . -`);
     }
-    const proxy = await ToxiproxyDatabaseProxy.create({
-      toxiproxy: this.toxiproxy,
-      name: `${this.runId}_${name}`,
-      upstream: this.parts.upstream,
-      placement: this.parts.placeProxy(this.proxyCount++),
-      credentialsUrl: this.adminUrl,
-    });
-    this.proxies.push(proxy);
-    return proxy;
+    let slot = 0;
+    while (this.slotsInUse.has(slot)) slot += 1;
+    const placement = this.parts.placeProxy(slot);
+    // `<runId>_w1` while only one run asks for w1; a second one alive at once gets `_w1-2`.
+    const base = `${this.runId}_${name}`;
+    let unique = base;
+    for (let n = 2; this.namesInUse.has(unique); n += 1) unique = `${base}-${n}`;
+    this.slotsInUse.add(slot);
+    this.namesInUse.add(unique);
+    const release = (): void => {
+      this.slotsInUse.delete(slot);
+      this.namesInUse.delete(unique);
+    };
+    try {
+      const proxy = await ToxiproxyDatabaseProxy.create({
+        toxiproxy: this.toxiproxy,
+        name: unique,
+        upstream: this.parts.upstream,
+        placement,
+        credentialsUrl: this.adminUrl,
+        onRemoved: release,
+      });
+      this.proxies.push(proxy);
+      return proxy;
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   async stop(): Promise<void> {

@@ -19,6 +19,8 @@ import { scenarioArbitrary } from './scenario-arbitrary.js';
 import { toScenario } from './scenario-document.js';
 import type { ExploreOptions, ExploreProgress, ExploreResult } from './types.js';
 import { writeCounterexample } from './write-counterexample.js';
+import { laneSeeds } from './lane-seeds.js';
+import { WHOLE } from '../scale-out/shard.js';
 
 /** Searches for a scenario that makes `options.queue` violate a lease invariant. */
 export async function explore(options: ExploreOptions): Promise<ExploreResult> {
@@ -33,7 +35,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   }
 }
 
-function checkOptions({ runs, seed, budgetMs }: ExploreOptions): void {
+function checkOptions({ runs, seed, budgetMs, parallel }: ExploreOptions): void {
   if (!Number.isInteger(runs) || runs < 1) {
     throw new ConfigError(`explore needs runs ≥ 1; got ${runs}`);
   }
@@ -41,6 +43,9 @@ function checkOptions({ runs, seed, budgetMs }: ExploreOptions): void {
     throw new ConfigError(`explore needs an integer seed in [0, 4294967295]; got ${seed}`);
   }
   if (!(budgetMs > 0)) throw new ConfigError(`explore needs a positive budget; got ${budgetMs}ms`);
+  if (parallel !== undefined && !(Number.isInteger(parallel) && parallel >= 1)) {
+    throw new ConfigError(`explore needs parallel ≥ 1 (a whole number); got ${parallel}`);
+  }
 }
 
 async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Promise<ExploreResult> {
@@ -57,65 +62,84 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
   // The checkers each failing scenario violated, by its text: fast-check hands back the value,
   // not the verdict.
   const violatedBy = new Map<string, string[]>();
+  // The lane whose failure is shrunk: the first to fail. Every other lane then stops (passes
+  // every draw and shrink candidate unrun), so only one search holds the machine while shrinking.
+  let winner: number | undefined;
 
   let budgetSpent = false;
   let harnessError: { error: unknown; drawn: string; after: number } | undefined;
-  const property = fc.asyncProperty(scenarioArbitrary, async (drawn) => {
-    // The budget is kept here, not by fast-check's interruptAfterTimeLimit: that one races the
-    // running property with a timer and would leave a real run going on behind its back. Past
-    // the budget every remaining draw or shrink candidate passes at once, unrun, so the search
-    // ends, and shrinking ends on the smallest failure found so far.
-    if (elapsed() >= options.budgetMs) {
-      budgetSpent = true;
-      return true;
-    }
-    // After a harness error nothing more is run: the search stops and says so below.
-    if (harnessError !== undefined) return true;
-    if (progress.phase === 'shrink') progress.shrinks += 1;
-    const scenario = toScenario(drawn, { name: 'explore', seed: options.seed, description: '' });
-    const runStarted = performance.now();
-    let history;
-    try {
-      ({ history } = await executeRun(env, scenarioToRunPlan(scenario, { queue: options.queue })));
-    } catch (error) {
-      // The harness failed (a proxy it could not set up, a server that went away), not the
-      // queue: that is no counterexample to shrink. The search stops and reports it.
-      harnessError = { error, drawn: JSON.stringify(drawn), after: progress.runsDone };
-      return true;
-    }
-    const result = checkHistory(history, { strictCauses: true });
-    const violated = result.results.filter((r) => r.valid === 'invalid').map((r) => r.checker);
-    progress.runsDone += 1;
-    progress.elapsedMs = elapsed();
-    progress.last = {
-      valid: result.valid,
-      violated,
-      durationMs: Math.round(performance.now() - runStarted),
-    };
-    // An `unknown` verdict (a checker that could not judge) is not a counterexample.
-    const holds = result.valid !== 'invalid';
-    if (!holds) {
-      progress.failures += 1;
-      violatedBy.set(JSON.stringify(drawn), violated);
-      if (progress.phase === 'search') {
-        firstFailureMs = elapsed();
-        progress.phase = 'shrink';
+  const property = (lane: number) =>
+    fc.asyncProperty(scenarioArbitrary, async (drawn) => {
+      // The budget is kept here, not by fast-check's interruptAfterTimeLimit: that one races the
+      // running property with a timer and would leave a real run going on behind its back. Past
+      // the budget every remaining draw or shrink candidate passes at once, unrun, so the search
+      // ends, and shrinking ends on the smallest failure found so far.
+      if (elapsed() >= options.budgetMs) {
+        budgetSpent = true;
+        return true;
       }
-    }
-    options.onProgress?.({ ...progress });
-    return holds;
-  });
+      // After a harness error nothing more is run: the search stops and says so below.
+      if (harnessError !== undefined) return true;
+      if (winner !== undefined && winner !== lane) return true;
+      if (winner === lane) progress.shrinks += 1;
+      const scenario = toScenario(drawn, { name: 'explore', seed: options.seed, description: '' });
+      const runStarted = performance.now();
+      let history;
+      try {
+        ({ history } = await executeRun(
+          env,
+          scenarioToRunPlan(scenario, { queue: options.queue }),
+        ));
+      } catch (error) {
+        // The harness failed (a proxy it could not set up, a server that went away), not the
+        // queue: that is no counterexample to shrink. The search stops and reports it.
+        harnessError ??= { error, drawn: JSON.stringify(drawn), after: progress.runsDone };
+        return true;
+      }
+      const result = checkHistory(history, { strictCauses: true });
+      const violated = result.results.filter((r) => r.valid === 'invalid').map((r) => r.checker);
+      progress.runsDone += 1;
+      progress.elapsedMs = elapsed();
+      progress.last = {
+        valid: result.valid,
+        violated,
+        durationMs: Math.round(performance.now() - runStarted),
+      };
+      // An `unknown` verdict (a checker that could not judge) is not a counterexample.
+      const holds = result.valid !== 'invalid';
+      if (!holds && (winner === undefined || winner === lane)) {
+        progress.failures += 1;
+        violatedBy.set(JSON.stringify(drawn), violated);
+        if (winner === undefined) {
+          winner = lane;
+          firstFailureMs = elapsed();
+          progress.phase = 'shrink';
+        }
+      }
+      options.onProgress?.({ ...progress });
+      // A lane that failed after another had already won passes: its failure is not shrunk.
+      return holds || (winner !== undefined && winner !== lane);
+    });
 
-  const details = await fc.check(property, { numRuns: options.runs, seed: options.seed });
+  const lanes = laneSeeds(
+    options.seed,
+    options.runs,
+    options.parallel ?? 1,
+    options.shard ?? WHOLE,
+  );
+  const details = await Promise.all(
+    lanes.map((lane, i) => fc.check(property(i), { numRuns: lane.runs, seed: lane.seed })),
+  );
+  const won = winner === undefined ? undefined : details[winner];
   // A harness error while shrinking only cuts shrinking short: the smallest failure so far stands.
-  if (harnessError !== undefined && !details.failed) {
+  if (harnessError !== undefined && won === undefined) {
     throw new EnvironmentError(
       `explore stopped after ${harnessError.after} run(s): the next run failed in the harness, ` +
         `not in the queue (seed ${options.seed}, drawn scenario ${harnessError.drawn})`,
       { cause: harnessError.error },
     );
   }
-  if (!details.failed || details.counterexample === null) {
+  if (won === undefined || !won.failed || won.counterexample === null) {
     return {
       failed: false,
       runsDone: progress.runsDone,
@@ -123,16 +147,16 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
       elapsedMs: elapsed(),
     };
   }
-  const [minimal] = details.counterexample;
+  const [minimal] = won.counterexample;
   const violated = violatedBy.get(JSON.stringify(minimal)) ?? [];
-  const path = details.counterexamplePath ?? '';
+  const path = won.counterexamplePath ?? '';
   const confirmed = await confirmCounterexample(env, options.queue, minimal, violated);
   const file = await writeCounterexample(
     options.outDir ?? resolve('reports', 'counterexamples'),
     confirmed.scenario,
     {
       queue: options.queue,
-      seed: options.seed,
+      seed: lanes[winner!]!.seed,
       path,
       violated,
       note:
@@ -154,5 +178,6 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
     reproduced: confirmed.reproduced,
     replays: confirmed.replays,
     counterexamplePath: path,
+    laneSeed: lanes[winner!]!.seed,
   };
 }

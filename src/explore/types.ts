@@ -1,6 +1,7 @@
 /** The contract of `explore`: its options, its progress reports and its result. */
 import type { StartedEnvironment } from '../env/types.js';
 import type { ExploredScenario } from './explored-scenario.js';
+import type { Shard } from '../scale-out/shard.js';
 
 /** Where an exploration is. */
 export interface ExploreProgress {
@@ -36,6 +37,14 @@ export interface ExploreOptions {
   onProgress?: (progress: ExploreProgress) => void;
   /** Environment log lines (default: none). */
   log?: (line: string) => void;
+  /**
+   * Searches side by side (default 1), each drawing from its own seed (see `laneSeeds`) in its
+   * own databases and proxies of the one environment. The first to fail shrinks; the others
+   * stop.
+   */
+  parallel?: number;
+  /** This machine's part of a search split over a CI matrix: its own lane seeds, its share of runs. */
+  shard?: Shard;
 }
 
 /** The outcome of an exploration: a data value, never thrown. */
@@ -73,6 +82,8 @@ export type ExploreResult =
       reproduced: number;
       /** Confirming replays run. */
       replays: number;
-      /** fast-check's path to it (replay with `{ seed, path }`). */
+      /** fast-check's path to it (replay with `{ seed: laneSeed, path }`). */
       counterexamplePath: string;
+      /** The seed of the search that failed (the given seed, unless parallel or sharded). */
+      laneSeed: number;
     };

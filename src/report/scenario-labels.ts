@@ -19,14 +19,31 @@ export function scenarioName(run: ScenarioRun): string {
   return run.name ?? run.history.header.scenario;
 }
 
-/** Labels and unique file stems for the scenarios of a run, in order. */
-export function scenarioNames(runs: readonly ScenarioRun[]): ScenarioNames[] {
+/**
+ * Labels and unique file stems for the scenarios of a run, in order. A name is told apart by
+ * its queue when it occurs twice in `planNames` — the whole plan's names, so that a shard labels
+ * its scenarios as the unsharded run does — or, without a plan, in `runs`.
+ */
+export function scenarioNames(
+  runs: readonly ScenarioRun[],
+  planNames: readonly string[] = runs.map(scenarioName),
+): ScenarioNames[] {
+  return labelRuns(
+    runs.map((run) => ({ name: scenarioName(run), queue: run.history.header.queue })),
+    planNames,
+  );
+}
+
+/** Labels and unique stems for runs given by name and queue (`merge` has no histories). */
+export function labelRuns(
+  runs: readonly { name: string; queue: string }[],
+  planNames: readonly string[] = runs.map((r) => r.name),
+): ScenarioNames[] {
   const counts = new Map<string, number>();
-  for (const run of runs) counts.set(scenarioName(run), (counts.get(scenarioName(run)) ?? 0) + 1);
+  for (const name of planNames) counts.set(name, (counts.get(name) ?? 0) + 1);
   const stems = new Set<string>();
-  return runs.map((run) => {
-    const name = scenarioName(run);
-    const label = counts.get(name)! > 1 ? `${name} [${run.history.header.queue}]` : name;
+  return runs.map(({ name, queue }) => {
+    const label = (counts.get(name) ?? 0) > 1 ? `${name} [${queue}]` : name;
     const base = fileStem(label);
     let stem = base;
     for (let n = 2; stems.has(stem); n += 1) stem = `${base}-${n}`;

@@ -6,6 +6,7 @@
 import type { CompositeResult } from '../checker/types.js';
 import type { History } from '../history/types.js';
 import type { Incident } from '../replay/load-incident.js';
+import type { RunPlanInfo } from '../scale-out/plan-info.js';
 
 /** One scenario run against one queue: its history and the checkers' verdict on it. */
 export interface ScenarioRun {
@@ -17,6 +18,8 @@ export interface ScenarioRun {
   name?: string;
   /** The incident it replays: the timeline then shows the incident's clock and worker names. */
   incident?: Incident;
+  /** Its position in the whole plan of a `suite` or `run` (what `merge` orders shards by). */
+  position?: number;
 }
 
 /** Versions and place of the environment a run used, for the verdict file. */
@@ -50,6 +53,8 @@ export interface RunReport {
    * cut, and the scenarios after it did not run.
    */
   interrupted?: string | undefined;
+  /** The whole plan the run was (a shard of), for `merge`; absent for runs outside a plan. */
+  plan?: RunPlanInfo;
 }
 
 /** The files of one scenario in a run's folder. */

@@ -42,6 +42,13 @@ export function buildVerdict(run: RunReport, names: readonly ScenarioNames[]): V
     environment: environment(run),
     scenarios,
     interrupted: run.interrupted ?? null,
+    ...(run.plan !== undefined && {
+      plan: {
+        shard: { index: run.plan.shard.index, count: run.plan.shard.count },
+        size: run.plan.size,
+        fingerprint: run.plan.fingerprint,
+      },
+    }),
   };
 }
 
@@ -84,6 +91,7 @@ function scenarioVerdict(run: ScenarioRun, names: ScenarioNames): ScenarioVerdic
     options: { epsilonMs, staleAck, strictCauses, maxEvidence },
     checkers: run.result.results.map(checkerVerdict),
     files: scenarioFiles(names.stem),
+    ...(run.position !== undefined && { position: run.position }),
   };
 }
 

@@ -101,6 +101,28 @@ export interface ScenarioVerdict {
   checkers: CheckerVerdict[];
   /** The scenario's files. */
   files: ScenarioFiles;
+  /** Its position in the whole plan (0-based), when the run was planned (`suite`, `run`). */
+  position?: number;
+}
+
+/** The whole plan a run was a shard of (`--shard i/n`; `1/1` unsharded). */
+export interface VerdictPlan {
+  /** This run's shard. */
+  shard: { index: number; count: number };
+  /** Scenario × queue runs in the whole plan. */
+  size: number;
+  /** Shards of one plan share it (see src/scale-out/plan-info.ts). */
+  fingerprint: string;
+}
+
+/** Where a merged run came from. */
+export interface VerdictMergedFrom {
+  /** The shard's run id. */
+  runId: string;
+  /** Its folder, as given to `merge`. */
+  dir: string;
+  /** Its shard, when it was one. */
+  shard: { index: number; count: number } | null;
 }
 
 /** The whole `verdict.json`. */
@@ -121,4 +143,8 @@ export interface VerdictFile {
   scenarios: ScenarioVerdict[];
   /** What interrupted the run (`SIGINT`, `SIGTERM`), or null when it ran to its end. */
   interrupted: string | null;
+  /** The plan it was (a shard of); absent for runs outside a plan and in older files. */
+  plan?: VerdictPlan;
+  /** The runs `leaseproof merge` made this one of; absent for a run that ran. */
+  mergedFrom?: VerdictMergedFrom[];
 }

@@ -23,7 +23,7 @@ import { buildVerdict, renderVerdictJson, scenarioFiles } from './verdict-json.j
 export async function writeRunReport(dir: string, run: RunReport): Promise<RunReportPaths> {
   const root = resolve(dir);
   await mkdir(root, { recursive: true });
-  const names = scenarioNames(run.scenarios);
+  const names = scenarioNames(run.scenarios, run.plan?.names);
   const verdict = buildVerdict(run, names);
   const echarts = await echartsSource();
   const scenarios = [];

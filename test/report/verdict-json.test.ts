@@ -24,7 +24,11 @@ const FILE_KEYS = {
   environment: true,
   scenarios: true,
   interrupted: true,
+  plan: true,
+  mergedFrom: true,
 } satisfies Record<keyof VerdictFile, true>;
+// Present only on planned runs (`plan`, `position`) and on merged ones (`mergedFrom`).
+const OPTIONAL_KEYS = new Set(['queueTerms', 'plan', 'mergedFrom', 'position']);
 const ENVIRONMENT_KEYS = {
   provider: true,
   leaseproof: true,
@@ -49,6 +53,7 @@ const SCENARIO_KEYS = {
   options: true,
   checkers: true,
   files: true,
+  position: true,
 } satisfies Record<keyof ScenarioVerdict, true>;
 const CHECKER_KEYS = {
   checker: true,
@@ -73,11 +78,11 @@ describe('verdict.json', () => {
     const parsed = JSON.parse(renderVerdictJson(verdictOf(mixedRun()))) as VerdictFile;
     expect(parsed.verdictVersion).toBe(VERDICT_VERSION);
     expect(VERDICT_VERSION).toBe(1);
-    expect(keys(parsed)).toEqual(keys(FILE_KEYS));
+    expect(keys(parsed)).toEqual(keys(FILE_KEYS).filter((k) => !OPTIONAL_KEYS.has(k)));
     expect(keys(parsed.environment)).toEqual(keys(ENVIRONMENT_KEYS));
     for (const s of parsed.scenarios) {
       // queueTerms appears only where a queue did not take the lease plainly.
-      const expected = keys(SCENARIO_KEYS).filter((k) => k !== 'queueTerms' || k in s);
+      const expected = keys(SCENARIO_KEYS).filter((k) => !OPTIONAL_KEYS.has(k) || k in s);
       expect(keys(s)).toEqual(expected);
       for (const c of s.checkers) expect(keys(c)).toEqual(keys(CHECKER_KEYS));
     }

@@ -1,0 +1,54 @@
+/**
+ * The default of `--parallel`. A run spends most of its wall time waiting — for leases to
+ * expire, for faults to heal, for the drain — with its worker processes asleep, so more runs
+ * than cores fit; how many is measured (`npm run bench -- explore` prints runs per minute at 1
+ * and at this default) rather than guessed.
+ */
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { ConfigError } from '../errors.js';
+
+/** Runs side by side per core by default. */
+export const RUNS_PER_CORE = 2;
+
+/** The most runs side by side `--parallel` takes, and the default's ceiling. */
+export const MAX_PARALLEL = 64;
+
+/** The default number of runs side by side on this machine. */
+export function defaultParallelism(cores = usableCores()): number {
+  return Math.min(MAX_PARALLEL, Math.max(1, Math.floor(cores * RUNS_PER_CORE)));
+}
+
+/**
+ * The cores this process may use: the machine's, or fewer where a cgroup (a Kubernetes CPU
+ * limit, `docker run --cpus`) says so — Node 20's `availableParallelism` counts the node's
+ * cores, and a pod limited to 2 of 64 would otherwise start 128 runs.
+ */
+export function usableCores(cpuMax = readCpuMax()): number {
+  const cores = availableParallelism();
+  const match = /^(\d+)\s+(\d+)/.exec(cpuMax ?? '');
+  if (match === null) return cores;
+  const limit = Number(match[1]) / Number(match[2]);
+  return limit > 0 ? Math.min(cores, Math.max(1, limit)) : cores;
+}
+
+function readCpuMax(): string | undefined {
+  try {
+    // cgroup v2: "<quota> <period>", or "max <period>" when unlimited.
+    return readFileSync('/sys/fs/cgroup/cpu.max', 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** `--parallel N` as given (a whole number ≥ 1), or the default when absent. */
+export function parseParallel(text: string | undefined): number {
+  if (text === undefined) return defaultParallelism();
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PARALLEL) {
+    throw new ConfigError(
+      `--parallel takes a whole number from 1 to ${MAX_PARALLEL}; got "${text}"`,
+    );
+  }
+  return n;
+}
