@@ -114,3 +114,27 @@ describe('a Toxiproxy proxy in front of the embedded PostgreSQL', () => {
     expect(description.toxiproxyVersion).not.toBe('');
   });
 });
+
+describe('proxies of runs side by side (--parallel)', () => {
+  it('gives two runs asking for the same worker name their own proxies, and the name back once removed', async () => {
+    const [a, b] = await Promise.all([env.createProxy('w1'), env.createProxy('w1')]);
+    try {
+      expect(a.name).not.toBe(b.name);
+      expect([a.name, b.name].sort()).toEqual([`${env.runId}_w1`, `${env.runId}_w1-2`]);
+      // Creating the second did not replace the first on the server: both carry queries, and a
+      // partition of one leaves the other alone.
+      const listed = (await (await fetch(`${env.toxiproxyUrl}/proxies`)).json()) as object;
+      expect(Object.keys(listed)).toEqual(expect.arrayContaining([a.name, b.name]));
+      await a.setEnabled(false);
+      const viaB = await queryOnce(b.urlFor(database), 'SELECT 1 AS n');
+      expect(viaB.rows[0]).toEqual({ n: 1 });
+      await a.setEnabled(true);
+    } finally {
+      await a.remove();
+      await b.remove();
+    }
+    const again = await env.createProxy('w1');
+    expect(again.name).toBe(`${env.runId}_w1`);
+    await again.remove();
+  });
+});

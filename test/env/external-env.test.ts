@@ -5,6 +5,7 @@ import { listOwnedDatabases, withAdminClient } from '../../src/env/run-databases
 import { withDatabaseUrl } from '../../src/env/database-url.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import { UnsafeDatabaseError } from '../../src/errors.js';
+import { freePort } from '../../src/env/free-port.js';
 import { queryOnce } from '../support/pg.js';
 
 // "Someone else's servers": an embedded environment plays the servers a user runs themselves;
@@ -96,5 +97,35 @@ describe('the external provider', () => {
     // Port 0 is not a port one can publish: the range is rejected before anything is created.
     expect(env).toBeInstanceOf(Error);
     expect((env as Error).message).toContain('TOXIPROXY_LISTEN_PORTS');
+  });
+});
+
+describe('published proxy ports', () => {
+  it('gives a removed proxy its port back, so a long suite never runs out of a fixed range', async () => {
+    const base = await freePort();
+    const env = await new ExternalEnvironmentProvider({
+      databaseUrl: servers.adminUrl,
+      toxiproxyUrl: servers.toxiproxyUrl,
+      listenHost: '127.0.0.1',
+      listenPorts: `${base}`,
+    }).start();
+    try {
+      const database = await env.createDatabase();
+      // One published port, three runs one after the other: each gets the port the last gave back.
+      for (let run = 0; run < 3; run += 1) {
+        const proxy = await env.createProxy('w1');
+        expect(proxy.port).toBe(base);
+        expect((await queryOnce(proxy.urlFor(database), 'SELECT 1 AS n')).rows[0]).toEqual({
+          n: 1,
+        });
+        await proxy.remove();
+      }
+      // While one holds it, a second is told the range is used up.
+      const held = await env.createProxy('w1');
+      await expect(env.createProxy('w2')).rejects.toThrow(/proxy ports of TOXIPROXY_LISTEN_PORTS/);
+      await held.remove();
+    } finally {
+      await env.stop();
+    }
   });
 });
