@@ -1,9 +1,10 @@
 /**
- * Runs work items N at a time — `--parallel N` of `suite` and `explore`. Items start in their
- * order; an item that needs the machine to itself (a db-restart fault cuts every database's
- * connections, not only its own run's) waits until nothing else runs, and nothing starts beside
- * it. Results come back in the items' order, whatever order they finished in, so a parallel
- * run reports exactly what a sequential one does.
+ * Runs work items N at a time — `--parallel N` of `suite` and `explore`. An item that needs
+ * the machine to itself (a db-restart fault cuts every database's connections, not only its own
+ * run's) runs alone, after the others: waiting for the lanes to empty in the middle of the list
+ * would leave them idle behind it. The others start in their order. Results come back in the
+ * items' order, whatever order they ran and finished in, so a parallel run reports exactly what
+ * a sequential one does.
  */
 
 /** How `runInLanes` runs its items. */
@@ -47,11 +48,14 @@ export async function runInLanes<T, R>(
   const running = new Set<Promise<void>>();
   let exclusiveRunning = false;
   let firstError: { error: unknown } | undefined;
+  const isAlone = (i: number): boolean => options.exclusive?.(items[i]!) === true;
+  const indices = items.map((_, i) => i);
+  const order = [...indices.filter((i) => !isAlone(i)), ...indices.filter(isAlone)];
   let next = 0;
-  while (next < items.length && !signal.aborted) {
-    const item = items[next]!;
-    const alone = options.exclusive?.(item) === true;
-    // Head of the line waits: items start in order, so the split of work is the same every run.
+  while (next < order.length && !signal.aborted) {
+    const index = order[next]!;
+    const item = items[index]!;
+    const alone = isAlone(index);
     while (
       running.size > 0 &&
       (running.size >= options.lanes || alone || exclusiveRunning) &&
@@ -60,7 +64,6 @@ export async function runInLanes<T, R>(
       await Promise.race(running);
     }
     if (signal.aborted) break;
-    const index = next;
     next += 1;
     exclusiveRunning = alone;
     const task = work(item, index, signal).then(
