@@ -85,14 +85,20 @@ class Faults {
   readonly all: DerivedFault[] = [];
   readonly byTarget = new Map<string, DerivedFault[]>();
   private readonly byId = new Map<string, DerivedFault>();
+  /** Faults that struck a worker already down: recorded, but they explain and change nothing. */
+  private readonly withoutEffect = new Set<string>();
 
   constructor(private readonly s: DerivationState) {}
 
   apply(i: number, e: NemesisEvent): void {
     if (e.phase === 'start') {
       const fault = new DerivedFault(e.id, e.fault, e.target, e.t, i);
-      this.all.push(fault);
       this.byId.set(e.id, fault);
+      if (e.detail?.noEffect !== undefined) {
+        this.withoutEffect.add(e.id);
+        return;
+      }
+      this.all.push(fault);
       let list = this.byTarget.get(e.target);
       if (list === undefined) this.byTarget.set(e.target, (list = []));
       list.push(fault);
@@ -109,6 +115,7 @@ class Faults {
     }
     fault.end = e.t;
     fault.endIndex = i;
+    if (this.withoutEffect.has(e.id)) return;
     // A healed fault leaves its workers reconnecting (a healed partition closes their
     // connections; a restarted database drops them all): a worker counts as up again only
     // once it speaks — its first event after the fault, as after a crash.

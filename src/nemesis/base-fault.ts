@@ -10,6 +10,7 @@ let sequence = 0;
 export abstract class BaseFault implements Fault {
   private readonly id = `f${++sequence}`;
   private active = false;
+  private applied = false;
 
   constructor(
     readonly kind: FaultKind,
@@ -18,22 +19,28 @@ export abstract class BaseFault implements Fault {
   ) {}
 
   async start(ctx: NemesisContext): Promise<void> {
+    // A schedule may aim a fault at a worker that is down (crashed, not restarted yet): there
+    // is no process to pause, stall or skew. The window is recorded, marked as having had no
+    // effect — so it explains nothing in a verdict — and it is not undone at its end.
+    const noEffect = this.noEffect(ctx);
     ctx.record({
       phase: 'start',
       fault: this.kind,
       target: this.target,
       id: this.id,
       at: Date.now(),
-      detail: this.detail,
+      detail: noEffect === undefined ? this.detail : { ...this.detail, noEffect },
     });
     this.active = true;
+    if (noEffect !== undefined) return;
+    this.applied = true;
     await this.inject(ctx);
   }
 
   async heal(ctx: NemesisContext): Promise<void> {
     if (!this.active) return;
     this.active = false;
-    await this.restore(ctx);
+    if (this.applied) await this.restore(ctx);
     ctx.record({
       phase: 'end',
       fault: this.kind,
@@ -41,6 +48,11 @@ export abstract class BaseFault implements Fault {
       id: this.id,
       at: Date.now(),
     });
+  }
+
+  /** Why the fault can do nothing now (its target is down), or undefined when it can. */
+  protected noEffect(_ctx: NemesisContext): string | undefined {
+    return undefined;
   }
 
   /** Does the damage. */

@@ -1,11 +1,11 @@
-import { BaseFault } from './base-fault.js';
+import { WorkerFault } from './worker-fault.js';
 import type { NemesisContext } from './types.js';
 
 /**
  * Skews a worker's `Date` (offset, drift): a host whose clock is wrong. Healing sets it right
  * again. A correct queue does not notice; one that computes deadlines on the worker does.
  */
-export class ClockFault extends BaseFault {
+export class ClockFault extends WorkerFault {
   constructor(
     worker: string,
     private readonly offsetMs: number,

@@ -1,8 +1,8 @@
-import { BaseFault } from './base-fault.js';
+import { WorkerFault } from './worker-fault.js';
 import type { NemesisContext } from './types.js';
 
 /** SIGKILL of a worker process: a crash. Nothing heals it (a restart is a new worker). */
-export class CrashFault extends BaseFault {
+export class CrashFault extends WorkerFault {
   constructor(worker: string) {
     super('crash', worker);
   }

@@ -1,4 +1,4 @@
-import { BaseFault } from './base-fault.js';
+import { WorkerFault } from './worker-fault.js';
 import type { NemesisContext } from './types.js';
 
 /**
@@ -7,7 +7,7 @@ import type { NemesisContext } from './types.js';
  * `restartAfter`, so the fault's window is the time the worker was down. The replacement
  * starts with nothing: whatever the crashed process held comes back only through lease expiry.
  */
-export class CrashRestartFault extends BaseFault {
+export class CrashRestartFault extends WorkerFault {
   constructor(
     worker: string,
     readonly restartAfterMs: number,

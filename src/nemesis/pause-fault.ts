@@ -1,8 +1,8 @@
-import { BaseFault } from './base-fault.js';
+import { WorkerFault } from './worker-fault.js';
 import type { NemesisContext } from './types.js';
 
 /** SIGSTOP / SIGCONT of a worker process: a GC pause, a VM live migration. */
-export class PauseFault extends BaseFault {
+export class PauseFault extends WorkerFault {
   constructor(worker: string) {
     super('pause', worker);
   }

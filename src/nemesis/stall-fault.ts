@@ -1,11 +1,11 @@
-import { BaseFault } from './base-fault.js';
+import { WorkerFault } from './worker-fault.js';
 import type { NemesisContext } from './types.js';
 
 /**
  * Blocks a worker's event loop for `ms` with a synchronous busy loop. Its heartbeat thread keeps
  * running; a heartbeat on the event loop does not. It heals itself when the loop ends.
  */
-export class StallFault extends BaseFault {
+export class StallFault extends WorkerFault {
   constructor(
     worker: string,
     private readonly ms: number,

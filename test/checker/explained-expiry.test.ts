@@ -8,6 +8,7 @@ import {
   lateReclaimWhileWorkerFree,
 } from './fixtures/anomalies.js';
 import { check } from './support.js';
+import { HistoryBuilder } from './fixtures/history-builder.js';
 
 describe('explained-expiry (I9)', () => {
   it('warns about an expiry with no fault on the holder (valid by default)', () => {
@@ -28,6 +29,23 @@ describe('explained-expiry (I9)', () => {
       'grant to w1',
       'next grant, to w2',
     ]);
+  });
+
+  it('does not count a fault that had no effect (its worker was down) as a cause', () => {
+    const paused = (noEffect?: string) => {
+      const b = new HistoryBuilder();
+      b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1);
+      b.fault('pause', 'w1', 10, 300);
+      b.grant('1', 'w2', 'b', 205).unit('1', 'w2', 'b', 0, 206, 220).ack('1', 'w2', 230, 'b');
+      const history = b.end(400).build();
+      const start = history.events.find((e) => e.type === 'nemesis' && e.phase === 'start');
+      if (noEffect !== undefined && start?.type === 'nemesis') start.detail = { noEffect };
+      return history;
+    };
+    expect(check(explainedExpiry, paused(), { strictCauses: true }).valid).toBe('valid');
+    const result = check(explainedExpiry, paused('worker w1 is down'), { strictCauses: true });
+    expect(result.valid).toBe('invalid');
+    expect(result.evidence[0]?.faults).toEqual([]);
   });
 
   it('does not count an event-loop stall as a cause, and shows it as the fault at the time', () => {

@@ -100,6 +100,38 @@ describe('crash', () => {
     ]);
   });
 
+  it('a pause, stall, clock skew or second crash aimed at the worker while it is down has no effect, says so, and undoes nothing', async () => {
+    await using run = await busyRun();
+    const { ctx, records } = nemesisContext(env, run.pool);
+    const crash = one({ kind: 'crash', atMs: 0, worker: 'w1', restartAfterMs: 400 });
+    await crash.fault.start(ctx);
+    const onDead = [
+      one({ kind: 'pause', atMs: 0, forMs: 100, worker: 'w1' }),
+      one({ kind: 'stall', atMs: 0, forMs: 100, worker: 'w1' }),
+      one({ kind: 'clock', atMs: 0, forMs: 100, worker: 'w1', offsetMs: 5_000 }),
+      one({ kind: 'crash', atMs: 0, worker: 'w1', restartAfterMs: 100 }),
+    ];
+    // Before faults knew this, the first of these threw "worker w1 is not connected" /
+    // "has exited" and ended the run (explore reported it as a harness failure).
+    for (const { fault } of onDead) await fault.start(ctx);
+    for (const { fault } of onDead) await fault.heal(ctx);
+    // Nothing was restarted by the second crash's heal: only the first one's restarts w1.
+    expect(run.pool.worker('w1').running).toBe(false);
+    await crash.fault.heal(ctx);
+    const fresh = run.pool.worker('w1');
+    expect(fresh.running).toBe(true);
+    // The restarted worker runs on the true clock and is not paused.
+    await fresh.waitFor((e) => e.kind === 'claim' && e.outcome === 'ok', 5_000);
+    const starts = records.filter((r) => r.phase === 'start');
+    expect(starts.map((r) => [r.fault, r.detail?.noEffect])).toEqual([
+      ['crash', undefined],
+      ['pause', 'worker w1 is down (crashed, not restarted yet)'],
+      ['stall', 'worker w1 is down (crashed, not restarted yet)'],
+      ['clock', 'worker w1 is down (crashed, not restarted yet)'],
+      ['crash', 'worker w1 is down (crashed, not restarted yet)'],
+    ]);
+  });
+
   it('with restartAfter, a fresh process with the same worker id claims and completes jobs', async () => {
     await using run = await busyRun();
     const old = run.pool.worker('w1');
