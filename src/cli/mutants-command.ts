@@ -4,6 +4,7 @@ import { ConfigError } from '../errors.js';
 import { formatKillMatrix } from '../mutants/format-kill-matrix.js';
 import { runMutants } from '../mutants/run-mutants.js';
 import { scenarioFiles } from './run-scenarios.js';
+import { RUNS_PER_CORE, defaultParallelism, parseParallel } from '../scale-out/parallelism.js';
 
 interface MutantsFlags {
   queue: string;
@@ -14,6 +15,7 @@ interface MutantsFlags {
   env?: string;
   iOwnThisDatabase?: boolean;
   json?: boolean;
+  parallel?: string;
 }
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
@@ -40,6 +42,10 @@ export function mutantsCommand(): Command {
     )
     .option('--i-own-this-database', "run inside DATABASE_URL's own database (never dropped)")
     .option('--json', 'print the matrix as JSON on stdout')
+    .option(
+      '--parallel <n>',
+      `scenario runs side by side (default ${defaultParallelism()}: ${RUNS_PER_CORE} per core)`,
+    )
     .action(async (flags: MutantsFlags) => {
       const minKills = Number(flags.minKills);
       if (!Number.isInteger(minKills) || minKills < 1) {
@@ -54,6 +60,7 @@ export function mutantsCommand(): Command {
         env: flags.env,
         iOwnThisDatabase: flags.iOwnThisDatabase,
         log: say,
+        parallel: parseParallel(flags.parallel),
       });
       if (flags.json) console.log(JSON.stringify(matrix));
       else {

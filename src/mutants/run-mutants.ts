@@ -28,6 +28,8 @@ export interface MutantsOptions {
   iOwnThisDatabase?: boolean | undefined;
   /** Progress lines. */
   log: (line: string) => void;
+  /** Scenario runs side by side (default 1). */
+  parallel?: number | undefined;
 }
 
 /** What a matrix run produced. */
@@ -77,6 +79,7 @@ export async function runMutants(options: MutantsOptions): Promise<MutantsResult
     epsilonMs: options.epsilonMs,
     iOwnThisDatabase: options.iOwnThisDatabase,
     log: options.log,
+    parallel: options.parallel,
   });
   const scenarios = [...new Set(run.outcomes.map((o) => o.scenario))];
   const matrix = buildKillMatrix({
