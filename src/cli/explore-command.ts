@@ -55,6 +55,9 @@ function printResult(result: ExploreResult): void {
   console.log(`shrunk in ${result.shrinks} steps to ${result.scenario.faults.length} fault(s)`);
   console.log(`search seed: ${result.laneSeed} (path ${result.counterexamplePath})`);
   console.log(`file: ${file}`);
+  console.log(
+    `first failing run: ${relative(process.cwd(), result.firstFailureReport) || result.firstFailureReport}/`,
+  );
   console.log(`replay: ${result.replayCommand.replace(result.file, file)}`);
 }
 

@@ -7,7 +7,9 @@
  * counterexample is written as a scenario file that `leaseproof run` replays.
  */
 import fc from 'fast-check';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
+import type { ScenarioRun } from '../report/types.js';
+import { writeRunReport } from '../report/write-run-report.js';
 import { checkHistory } from '../checker/index.js';
 import { selectEnvironment } from '../env/select-env.js';
 import type { StartedEnvironment } from '../env/types.js';
@@ -65,6 +67,9 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
   // The lane whose failure is shrunk: the first to fail. Every other lane then stops (passes
   // every draw and shrink candidate unrun), so only one search holds the machine while shrinking.
   let winner: number | undefined;
+  // The run that failed first, as it happened: its history and verdict are written beside the
+  // counterexample, so a failure that does not reproduce still has its evidence.
+  let firstFailure: ScenarioRun | undefined;
 
   let budgetSpent = false;
   let harnessError: { error: unknown; drawn: string; after: number } | undefined;
@@ -112,6 +117,7 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
         violatedBy.set(JSON.stringify(drawn), violated);
         if (winner === undefined) {
           winner = lane;
+          firstFailure = { history, result };
           firstFailureMs = elapsed();
           progress.phase = 'shrink';
         }
@@ -164,9 +170,17 @@ async function exploreIn(env: StartedEnvironment, options: ExploreOptions): Prom
         `it reproduced on ${confirmed.reproduced} of ${confirmed.replays} replays.`,
     },
   );
+  const firstFailureReport = file.replace(/\.ya?ml$/, '') + '.first-failure';
+  await writeRunReport(firstFailureReport, {
+    id: basename(firstFailureReport),
+    startedAt: new Date(Date.now() - elapsed()),
+    finishedAt: new Date(),
+    scenarios: [firstFailure!],
+  });
   return {
     failed: true,
     file,
+    firstFailureReport,
     violated,
     replayCommand: `leaseproof run ${file} --queue ${options.queue}`,
     shrinks: progress.shrinks,

@@ -62,6 +62,8 @@ export type ExploreResult =
       failed: true;
       /** The counterexample scenario file. */
       file: string;
+      /** The first failing run's report folder (history, timeline, verdict), beside `file`. */
+      firstFailureReport: string;
       /** Checkers the minimal counterexample violated. */
       violated: string[];
       /** `leaseproof run <file> --queue <queue>`. */
