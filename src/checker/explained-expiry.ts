@@ -27,7 +27,7 @@ import { LEASE_LOSING_KINDS, faultsOn } from './fault-windows.js';
 import { noExtensionWhy } from './no-extension.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
-import { StarvedVerdicts, starvationOn } from './starvation.js';
+import { StarvedVerdicts, starvationOn, type Starvation } from './starvation.js';
 import { round } from './stats.js';
 import type { Checker, Evidence } from './types.js';
 
@@ -79,6 +79,17 @@ export const explainedExpiry: Checker = {
         );
         continue;
       }
+      const gaveUp = starvedGiveUp(derived, claim, history.header.lease);
+      if (gaveUp !== undefined && gaveUp.starvation.ms + tolerance >= gaveUp.slack / 2) {
+        counts.starved! += 1;
+        starved.excuse(
+          gaveUp.starvation.worst!,
+          `${round(gaveUp.starvation.ms)}ms of the ${round(gaveUp.slack)}ms its heartbeat had to ` +
+            `miss before ${claim.worker}'s watchdog gave claim ${claim.attempt} up, at ` +
+            `${at(derived, gaveUp.at)}, with an extension on its way`,
+        );
+        continue;
+      }
       counts.unexplained! += 1;
       if (unexplained.take()) unexplained.add(evidence(derived, claim));
     }
@@ -119,6 +130,32 @@ export const explainedExpiry: Checker = {
     });
   },
 };
+
+/**
+ * A holder whose watchdog gave its claim up (`lost`) before the database expired it: the lease
+ * then ran out because the worker stopped beating, and the extension the database had
+ * committed may still have been on its way to it. The worker acted on what had reached it in
+ * the lease before it gave up, so that lease is where its starvation is measured: the watchdog
+ * fires only after the heartbeat missed a lease less one beat.
+ */
+function starvedGiveUp(
+  derived: DerivedHistory,
+  claim: DerivedClaim,
+  lease: { durationMs: number; heartbeatMs: number },
+): { at: number; slack: number; starvation: Starvation } | undefined {
+  if (claim.reportedLost < 0) return undefined;
+  const lost = derived.history.events[claim.reportedLost];
+  if (lost?.type !== 'worker' || lost.kind !== 'lost' || !(lost.t < claim.expiredAt)) {
+    return undefined;
+  }
+  const starvation = starvationOn(derived, claim.worker, lost.t - lease.durationMs, lost.t);
+  if (starvation.worst === undefined) return undefined;
+  return {
+    at: lost.t,
+    slack: Math.max(0, lease.durationMs - lease.heartbeatMs),
+    starvation,
+  };
+}
 
 function evidence(derived: DerivedHistory, claim: DerivedClaim): Evidence {
   const next = claim.job.claims[claim.attempt];
