@@ -9,6 +9,7 @@
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedCompletion, DerivedJob } from '../history/derive-types.js';
 import type { AuditEvent } from '../history/types.js';
+import { fenceT } from '../history/derive-audit.js';
 import {
   EvidenceLog,
   at,
@@ -55,7 +56,7 @@ export const noStaleAck: Checker = {
         counts.acks += 1;
         const by = completion.by;
         const replacedBy = by === null ? undefined : replacement(job, by, completion.index);
-        const expiredAt = by === null ? NaN : expiryBefore(by, ack.stmtT);
+        const expiredAt = by === null ? NaN : expiryBefore(by, fenceT(ack));
         const stale =
           by === null ||
           replacedBy !== undefined ||

@@ -7,6 +7,7 @@
  */
 import type { DerivedClaim, DerivedHistory, DerivedJob } from '../history/derive-types.js';
 import type { AuditEvent } from '../history/types.js';
+import { fenceT } from '../history/derive-audit.js';
 
 /** What a write did, as the audit shows it. */
 export type WriteKind = 'extend' | 'checkpoint' | 'fail';
@@ -25,7 +26,7 @@ export interface ClaimWrite {
   claim: DerivedClaim | null;
   /** The claim granted after `claim` and before the write, if any. */
   replacedBy: DerivedClaim | undefined;
-  /** When `claim` expired, if before the write's statement time; else NaN. */
+  /** When `claim` expired, if before the write's fence time (`fenceT`); else NaN. */
   expiredAt: number;
 }
 
@@ -57,7 +58,7 @@ export function claimWrites(derived: DerivedHistory): ClaimWrite[] {
     const next = claim === null ? undefined : job.claims[claim.attempt];
     const replacedBy = next !== undefined && next.grant < i ? next : undefined;
     const expiredAt =
-      claim !== null && !Number.isNaN(claim.expiredAt) && claim.expiredAt < e.stmtT
+      claim !== null && !Number.isNaN(claim.expiredAt) && claim.expiredAt < fenceT(e)
         ? claim.expiredAt
         : NaN;
     writes.push({ index: i, event: e, kind, job, claim, replacedBy, expiredAt });

@@ -39,7 +39,7 @@ export function applyAudit(s: DerivationState, i: number, e: AuditEvent): void {
       if (next.deadline !== current.deadline) extend(i, e, current, next.deadline);
       else {
         // A write after the deadline passed: the claim expired then, whatever it revives.
-        if (Number.isNaN(current.expiredAt) && e.stmtT > current.expiresAt) {
+        if (Number.isNaN(current.expiredAt) && fenceT(e) > current.expiresAt) {
           current.expiredAt = current.expiresAt;
         }
         if (e.t > current.lastActivityT) current.lastActivityT = e.t;
@@ -74,7 +74,7 @@ function takenOver(s: DerivationState, e: AuditEvent, current: DerivedClaim): bo
     newDeadline &&
     e.app !== current.worker &&
     s.workerApps.has(e.app) &&
-    e.stmtT > current.expiresAt
+    fenceT(e) > current.expiresAt
   );
 }
 
@@ -102,7 +102,7 @@ function grant(s: DerivationState, i: number, e: AuditEvent, job: DerivedJob, im
 function extend(i: number, e: AuditEvent, claim: DerivedClaim, deadline: number | null): void {
   // Expiry is the first moment the clock passed the deadline: an extension that a weakly
   // fenced queue lets through afterwards revives the claim but does not undo the expiry.
-  if (Number.isNaN(claim.expiredAt) && e.stmtT > claim.expiresAt) {
+  if (Number.isNaN(claim.expiredAt) && fenceT(e) > claim.expiresAt) {
     claim.expiredAt = claim.expiresAt;
   }
   claim.deadline = deadline ?? NaN;
@@ -113,10 +113,26 @@ function extend(i: number, e: AuditEvent, claim: DerivedClaim, deadline: number 
 }
 
 /**
- * Closes a claim at audit event `i`. Judged at the statement's database time (`stmtT`, what
- * `now()` is in an autocommit statement), because that is the time the queue's own fences and
- * claim predicate compare the deadline with; `clock_timestamp()` is a little later.
+ * How far a statement's transaction start (`txnT`, `now()`) may precede its statement time
+ * (`stmtT`) and still be the time its fence judged. Over the extended protocol — every
+ * parameterised query of node-postgres — an autocommit statement's transaction starts at Parse
+ * and its statement at Bind; on a loaded server the two were seen 3.9 ms apart, and a reference
+ * extension whose `now()` was before the deadline had a `stmtT` 0.13 ms after it.
  */
+export const STATEMENT_START_SLACK_MS = 5;
+
+/**
+ * The database time a write is judged at: the time its queue's own fences and claim predicate
+ * compared the deadline with — `now()`, the transaction's start, when that is within
+ * `STATEMENT_START_SLACK_MS` of the statement's — else the statement's time less that slack, so
+ * a fence evaluated early in a long transaction still counts as late. `clock_timestamp()` (the
+ * audit's `t`) is later still.
+ */
+export function fenceT(e: AuditEvent): number {
+  return Math.max(e.txnT, e.stmtT - STATEMENT_START_SLACK_MS);
+}
+
+/** Closes a claim at audit event `i`, judged at `fenceT(e)`. */
 function close(
   claim: DerivedClaim,
   i: number,
@@ -125,7 +141,7 @@ function close(
   closer: ClaimCloser,
 ) {
   const expiresAt = Math.max(deadline, claim.deadlineSetT);
-  if (Number.isNaN(claim.expiredAt) && e.stmtT > expiresAt) claim.expiredAt = expiresAt;
+  if (Number.isNaN(claim.expiredAt) && fenceT(e) > expiresAt) claim.expiredAt = expiresAt;
   claim.closedBy = closer;
   claim.closeIndex = i;
   if (e.app === claim.worker && (closer === 'ack' || closer === 'fail')) {

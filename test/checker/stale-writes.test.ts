@@ -13,6 +13,8 @@ import {
   unmovedExtension,
 } from './fixtures/stale-writes.js';
 import { check } from './support.js';
+import { HistoryBuilder, T0 } from './fixtures/history-builder.js';
+import type { History } from '../../src/history/types.js';
 
 describe('no-stale-ack (I1) judges every write of a claim', () => {
   it('passes a lone worker whose heartbeats, checkpoint and ack all fall inside its lease', () => {
@@ -104,5 +106,48 @@ describe('lease-honored (I6) judges extensions the worker saw succeed', () => {
     expect(result.evidence[0]?.message).toBe(
       'extension by w1 at +50ms reported success but no write committed',
     );
+  });
+});
+
+describe('the time a write is judged at (fenceT)', () => {
+  /**
+   * w1's extension: its statement (`stmtT`) starts 0.134 ms after the deadline (+200), its
+   * transaction (`now()`, `txnT`) `before` ms earlier — as an autocommit statement over the
+   * extended protocol starts its transaction at Parse and its statement at Bind. Then w1 acks.
+   */
+  const extendedAt = (before: number, stmt = 200.134): History => {
+    const b = new HistoryBuilder();
+    b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1);
+    b.extend('1', 'w1', stmt, 400);
+    b.ack('1', 'w1', 300, 'a');
+    const history = b.end(500).build();
+    const extension = history.events.find(
+      (e) => e.type === 'audit' && e.new?.deadline === T0 + 400,
+    );
+    if (extension?.type !== 'audit') throw new Error('no extension in the fixture');
+    extension.txnT = extension.stmtT - before;
+    return history;
+  };
+
+  it("judges an autocommit write at its transaction's start (`now()`, what its fence saw)", () => {
+    // now() was 3.9 ms before the statement: 3.77 ms before the deadline — not stale.
+    const result = check(noStaleAck, extendedAt(3.9));
+    expect(result.valid).toBe('valid');
+    expect(result.counts).toMatchObject({ staleExtends: 0 });
+  });
+
+  it('still judges a write late when its transaction began long before (a fence read early)', () => {
+    // Its statement 10 ms past the deadline, its transaction begun 50 ms before that: judged
+    // at most STATEMENT_START_SLACK_MS (5 ms) earlier than the statement, still 5 ms late.
+    const result = check(noStaleAck, extendedAt(50, 210));
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ staleExtends: 1 });
+    expect(result.evidence.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/extend by w1 .* a resurrected lease/),
+    );
+  });
+
+  it('judges by the statement when both times agree, as before', () => {
+    expect(check(noStaleAck, extendedAt(0)).valid).toBe('invalid');
   });
 });
