@@ -33,6 +33,13 @@ export class HeartbeatCore {
     private readonly onLost: (reason: string) => void,
     /** When the claim statement was sent (performance.now()); the lease runs from no earlier. */
     claimedAt: number,
+    /**
+     * Whether the worker still works on this claim. The heartbeat thread learns that a job ended
+     * from shared memory rather than from a message (see `ThreadHeartbeat`), so its timers ask
+     * this before they beat or watch the deadline: a claim the worker is done with stops them
+     * silently, as `stop()` would have.
+     */
+    private readonly current: () => boolean = () => true,
   ) {
     this.heldUntil = claimedAt + lease.durationMs;
     this.armDeadline();
@@ -51,6 +58,7 @@ export class HeartbeatCore {
 
   private async beat(extend: ExtendFn): Promise<void> {
     if (this.lost || this.inFlight || this.timer === undefined) return;
+    if (!this.current()) return this.stop();
     if (this.checkDeadline()) return;
     this.inFlight = true;
     const { jobId, token } = this.claim;
@@ -91,7 +99,10 @@ export class HeartbeatCore {
   private armDeadline(): void {
     clearTimeout(this.deadlineTimer);
     const wait = Math.max(0, this.heldUntil - performance.now());
-    this.deadlineTimer = setTimeout(() => this.checkDeadline(), wait + 1);
+    this.deadlineTimer = setTimeout(() => {
+      if (this.current()) this.checkDeadline();
+      else this.stop();
+    }, wait + 1);
   }
 
   /** Declares the claim lost when the held interval has run out; true when it has. */

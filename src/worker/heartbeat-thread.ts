@@ -7,11 +7,10 @@ import type { QueueContext } from '../queue/types.js';
 import { ResilientConnection } from './connection.js';
 import { HeartbeatCore } from './heartbeat-core.js';
 import { SkewedClock } from './clock-skew.js';
-import type { FromHeartbeatThread, ToHeartbeatThread } from './heartbeat.js';
-import type { WorkerConfig } from './types.js';
+import type { FromHeartbeatThread, HeartbeatThreadData, ToHeartbeatThread } from './heartbeat.js';
 import { DEFAULT_STARVATION, StarvationProbe } from './starvation-probe.js';
 
-const config = workerData as WorkerConfig;
+const { config, generation } = workerData as HeartbeatThreadData;
 const port = parentPort;
 if (port === null) throw new Error('heartbeat-thread must run as a worker_thread');
 
@@ -58,13 +57,11 @@ port.on('message', (message: ToHeartbeatThread) => {
         (event) => post({ type: 'event', event }),
         (reason) => post({ type: 'lost', token: claim.token, reason }),
         message.claimedAtAbs - performance.timeOrigin,
+        // The main thread stops a claim by bumping the counter, without a message.
+        () => Atomics.load(generation, 0) === message.generation,
       );
       break;
     }
-    case 'stop':
-      core?.stop();
-      core = undefined;
-      break;
     case 'clock':
       clock.set(message.skew);
       break;

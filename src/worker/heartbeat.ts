@@ -20,10 +20,21 @@ export interface Heartbeat {
 
 /** Messages from the main thread to the heartbeat thread. */
 export type ToHeartbeatThread =
-  | { type: 'start'; claim: Claim; claimedAtAbs: number }
-  | { type: 'stop' }
+  /** `generation`: the value of `HeartbeatThreadData.generation[0]` while this claim is worked. */
+  | { type: 'start'; claim: Claim; claimedAtAbs: number; generation: number }
   | { type: 'clock'; skew: ClockSkew }
   | { type: 'close' };
+
+/** What the heartbeat thread starts with (its `workerData`). */
+export interface HeartbeatThreadData {
+  /** The worker's configuration. */
+  config: WorkerConfig;
+  /**
+   * One counter in shared memory, bumped by the main thread when a claim starts and when it
+   * stops: the thread's claim is still worked while the counter equals its `generation`.
+   */
+  generation: Int32Array;
+}
 
 /** Messages from the heartbeat thread. */
 export type FromHeartbeatThread =
@@ -94,10 +105,16 @@ export class EventLoopHeartbeat implements Heartbeat {
 /**
  * The heartbeat on an independent path: a worker_thread with its own connection through the
  * same proxy, so a blocked event loop in the handler cannot stop the lease from being extended.
+ *
+ * A start is a message (the thread must arm its timers), a stop only a write to shared memory
+ * that the thread's timers read before they act: at hundreds of jobs a second, waking the
+ * thread to clear timers that would not fire for a second cost each job a context switch. The
+ * write is also seen at once, where a message waited for the thread's next turn.
  */
 export class ThreadHeartbeat implements Heartbeat {
   private readonly thread: Worker;
   private readonly loaded: Promise<void>;
+  private readonly generation = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(config: WorkerConfig, sink: HeartbeatSink) {
     const fromSource = import.meta.url.endsWith('.ts');
@@ -108,7 +125,8 @@ export class ThreadHeartbeat implements Heartbeat {
     const bootstrap =
       `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
       `.then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
-    this.thread = new Worker(bootstrap, { eval: true, workerData: config });
+    const workerData: HeartbeatThreadData = { config, generation: this.generation };
+    this.thread = new Worker(bootstrap, { eval: true, workerData });
     this.loaded = new Promise((resolve, reject) => {
       this.thread.once('error', reject);
       this.thread.on('message', (message: FromHeartbeatThread) => {
@@ -129,11 +147,12 @@ export class ThreadHeartbeat implements Heartbeat {
   }
 
   start(claim: Claim, claimedAtAbs: number): void {
-    this.post({ type: 'start', claim, claimedAtAbs });
+    const generation = Atomics.add(this.generation, 0, 1) + 1;
+    this.post({ type: 'start', claim, claimedAtAbs, generation });
   }
 
   stop(): void {
-    this.post({ type: 'stop' });
+    Atomics.add(this.generation, 0, 1);
   }
 
   ready(): Promise<void> {

@@ -15,7 +15,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function start(extend: ((claim: Claim) => Promise<boolean>) | undefined) {
+function start(extend: ((claim: Claim) => Promise<boolean>) | undefined, current?: () => boolean) {
   const events: WorkerEvent[] = [];
   const lost: string[] = [];
   const core = new HeartbeatCore(
@@ -25,6 +25,7 @@ function start(extend: ((claim: Claim) => Promise<boolean>) | undefined) {
     (e) => events.push(e),
     (r) => lost.push(r),
     performance.now(),
+    current,
   );
   return { core, events, lost };
 }
@@ -48,5 +49,30 @@ describe('HeartbeatCore', () => {
     expect(lost).toEqual(['lease ran out without a confirmed extension']);
     expect(events.map((e) => e.kind)).toEqual(['lost']);
     core.stop();
+  });
+
+  it('stops by itself once its claim is no longer current: no beat, no deadline, no lost', async () => {
+    const extend = vi.fn(() => Promise.resolve(true));
+    let current = true;
+    const { events, lost } = start(extend, () => current);
+    await vi.advanceTimersByTimeAsync(450);
+    expect(extend).toHaveBeenCalledTimes(2);
+    // The worker finished the job without telling the core, as the heartbeat thread is told.
+    current = false;
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(extend).toHaveBeenCalledTimes(2);
+    expect(lost).toEqual([]);
+    expect(events.filter((e) => e.kind === 'lost')).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('without extend, a claim no longer current is not given up when its lease runs out', async () => {
+    let current = true;
+    const { lost } = start(undefined, () => current);
+    await vi.advanceTimersByTimeAsync(500);
+    current = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lost).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
