@@ -17,6 +17,7 @@ import type { Incident } from '../replay/load-incident.js';
 import type { Scenario } from '../scenario/scenario-types.js';
 import type { RunPlan } from '../scenario/execute-run.js';
 import { runInLanes } from '../scale-out/lanes.js';
+import { runsAlone } from '../scale-out/runs-alone.js';
 import { WHOLE, formatShard, shardPositions, type Shard } from '../scale-out/shard.js';
 import { describePlan, type RunPlanInfo } from '../scale-out/plan-info.js';
 
@@ -140,6 +141,13 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       `shard ${formatShard(shard)}: ${mine.length} of the plan's ${whole.length} scenario runs`,
     );
   }
+  const alone = mine.filter((e) => runsAlone(e.plan) !== undefined);
+  if (lanes > 1 && alone.length > 0) {
+    options.log(
+      `${lanes} runs side by side; ${alone.length} alone, after the others: ` +
+        [...new Set(alone.map((e) => `${e.scenario.name} (${runsAlone(e.plan)})`))].join('; '),
+    );
+  }
   if (options.iOwnThisDatabase === true && (options.parallel ?? 1) > 1) {
     options.log('--i-own-this-database: one database for every run, so one run at a time');
   }
@@ -171,9 +179,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
         mine,
         {
           lanes: lanes,
-          // A db-restart cuts the connections of every database on the server, not only this
-          // run's: beside another run it would be a fault nobody scheduled for that one.
-          exclusive: (entry) => entry.plan.faults.some((f) => f.fault.kind === 'db-restart'),
+          exclusive: (entry) => runsAlone(entry.plan) !== undefined,
           signal: abort.signal,
         },
         (entry, _index, signal) => runOne(entry, signal),
