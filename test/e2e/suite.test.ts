@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runScenarios, scenarioFiles } from '../../src/cli/run-scenarios.js';
-import { defaultParallelism } from '../../src/scale-out/parallelism.js';
 
 const quiet = (): void => undefined;
 const out = (): Promise<string> => mkdtemp(join(tmpdir(), 'leaseproof-suite-'));
@@ -13,17 +12,19 @@ const out = (): Promise<string> => mkdtemp(join(tmpdir(), 'leaseproof-suite-'));
 // real defect fails twice.
 describe('the curated suite', () => {
   it(
-    'the reference passes every scenario on every invariant it checks, at the default --parallel',
+    'the reference passes every scenario on every invariant it checks',
     { timeout: 300_000, retry: 1 },
     async () => {
       const files = await scenarioFiles('scenarios');
-      // Side by side as `leaseproof suite` runs them by default: no false alarm from the load.
+      // One at a time: the other test files run beside this one already, and four runs more
+      // starved the known-bad cases below of the races they are caught by (select-then-update
+      // missed late-fail-after-takeover twice). `--parallel` has its own e2e test
+      // (shard-merge.test.ts) and its false-alarm figures in `npm run bench -- explore`.
       const result = await runScenarios({
         files,
         queues: ['reference'],
         out: await out(),
         log: quiet,
-        parallel: defaultParallelism(),
       });
       expect(result.outcomes).toHaveLength(files.length);
       const failing = result.outcomes

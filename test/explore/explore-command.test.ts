@@ -26,7 +26,7 @@ describe('leaseproof explore', () => {
         [
           'explore',
           ...['--queue', 'worker-clock-lease', '--seed', '68', '--runs', '3'],
-          ...['--budget', '15s', '--out', out],
+          ...['--budget', '15s', '--out', out, '--parallel', '1'],
         ],
         await stateEnv(),
       ),
@@ -37,5 +37,8 @@ describe('leaseproof explore', () => {
     expect(result.stdout).toMatch(
       /replay: leaseproof run .*worker-clock-lease-68-1\.yaml --queue worker-clock-lease/,
     );
+    // One search at --parallel 1: it draws from the given seed, and its failing run is kept.
+    expect(result.stdout).toContain('search seed: 68 ');
+    expect(result.stdout).toMatch(/first failing run: .*worker-clock-lease-68-1\.first-failure\//);
   }, 120_000);
 });
