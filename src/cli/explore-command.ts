@@ -6,7 +6,7 @@ import { explore } from '../explore/explore.js';
 import type { ExploreProgress, ExploreResult } from '../explore/types.js';
 import { parseDuration } from '../scenario/duration.js';
 import { laneSeeds } from '../explore/lane-seeds.js';
-import { RUNS_PER_CORE, defaultParallelism, parseParallel } from '../scale-out/parallelism.js';
+import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
 import { WHOLE, formatShard, parseShard } from '../scale-out/shard.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
@@ -73,10 +73,7 @@ export function exploreCommand(): Command {
     .option('--seed <n>', 'fast-check seed (default: drawn and printed)')
     .option('--budget <duration>', 'wall-time budget for search and shrinking', '5m')
     .option('--out <dir>', 'where counterexamples are written', 'reports/counterexamples')
-    .option(
-      '--parallel <n>',
-      `searches side by side, each from its own seed in its own databases (default ${defaultParallelism()}: ${RUNS_PER_CORE} per core)`,
-    )
+    .addOption(parallelOption('searches, each from its own seed in its own databases,'))
     .option(
       '--shard <i/n>',
       "this machine's part of a search split over n (give every shard the same --seed)",

@@ -4,7 +4,7 @@ import { ConfigError } from '../errors.js';
 import { formatKillMatrix } from '../mutants/format-kill-matrix.js';
 import { runMutants } from '../mutants/run-mutants.js';
 import { scenarioFiles } from './run-scenarios.js';
-import { RUNS_PER_CORE, defaultParallelism, parseParallel } from '../scale-out/parallelism.js';
+import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
 
 interface MutantsFlags {
   queue: string;
@@ -42,10 +42,7 @@ export function mutantsCommand(): Command {
     )
     .option('--i-own-this-database', "run inside DATABASE_URL's own database (never dropped)")
     .option('--json', 'print the matrix as JSON on stdout')
-    .option(
-      '--parallel <n>',
-      `scenario runs side by side (default ${defaultParallelism()}: ${RUNS_PER_CORE} per core)`,
-    )
+    .addOption(parallelOption('scenario runs'))
     .action(async (flags: MutantsFlags) => {
       const minKills = Number(flags.minKills);
       if (!Number.isInteger(minKills) || minKills < 1) {

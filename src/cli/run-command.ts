@@ -7,7 +7,7 @@ import { ConfigError } from '../errors.js';
 import { DURATION_EXAMPLES, parseDuration } from '../scenario/duration.js';
 import { runScenarios, scenarioFiles, type RunScenariosResult } from './run-scenarios.js';
 import { formatOutcomeTable } from './outcome-table.js';
-import { RUNS_PER_CORE, defaultParallelism, parseParallel } from '../scale-out/parallelism.js';
+import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
 import { parseShard } from '../scale-out/shard.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
@@ -56,9 +56,8 @@ function withRunOptions(command: Command): Command {
       '--epsilon <ms|duration>',
       "tolerance ε for every scenario (e.g. 20 or 20ms; overrides the files' checkOptions)",
     )
-    .option(
-      '--parallel <n>',
-      `scenario runs side by side, each in its own database with its own proxies and workers (default ${defaultParallelism()}: ${RUNS_PER_CORE} per core)`,
+    .addOption(
+      parallelOption('scenario runs, each in its own database with its own proxies and workers,'),
     )
     .option(
       '--shard <i/n>',

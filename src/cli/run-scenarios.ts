@@ -27,6 +27,8 @@ interface PlanEntry {
   incident: Incident | undefined;
   plan: RunPlan;
   position: number;
+  /** Why it must run alone (see runs-alone.ts), or undefined. */
+  alone: string | undefined;
 }
 
 /** What `run` and `suite` were asked to do. */
@@ -125,6 +127,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
   const mine: PlanEntry[] = shardPositions(whole.length, shard).map((position) => ({
     ...whole[position]!,
     position,
+    alone: runsAlone(whole[position]!.plan),
   }));
   const runId = newRunId();
   const startedAt = new Date();
@@ -141,11 +144,11 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       `shard ${formatShard(shard)}: ${mine.length} of the plan's ${whole.length} scenario runs`,
     );
   }
-  const alone = mine.filter((e) => runsAlone(e.plan) !== undefined);
+  const alone = mine.filter((e) => e.alone !== undefined);
   if (lanes > 1 && alone.length > 0) {
     options.log(
       `${lanes} runs side by side; ${alone.length} alone, after the others: ` +
-        [...new Set(alone.map((e) => `${e.scenario.name} (${runsAlone(e.plan)})`))].join('; '),
+        [...new Set(alone.map((e) => `${e.scenario.name} (${e.alone})`))].join('; '),
     );
   }
   if (options.iOwnThisDatabase === true && (options.parallel ?? 1) > 1) {
@@ -179,7 +182,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
         mine,
         {
           lanes: lanes,
-          exclusive: (entry) => runsAlone(entry.plan) !== undefined,
+          exclusive: (entry) => entry.alone !== undefined,
           signal: abort.signal,
         },
         (entry, _index, signal) => runOne(entry, signal),

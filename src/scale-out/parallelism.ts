@@ -4,6 +4,7 @@
  * than cores fit; how many is measured (`npm run bench -- explore` prints runs per minute at 1
  * and at this default) rather than guessed.
  */
+import { Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.js';
@@ -51,4 +52,12 @@ export function parseParallel(text: string | undefined): number {
     );
   }
   return n;
+}
+
+/** The `--parallel <n>` flag, its help naming what runs side by side and the default here. */
+export function parallelOption(what: string): Option {
+  return new Option(
+    '--parallel <n>',
+    `${what} side by side (default ${defaultParallelism()}: ${RUNS_PER_CORE} per core)`,
+  );
 }

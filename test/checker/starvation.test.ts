@@ -6,12 +6,13 @@ import { timelyRecovery } from '../../src/checker/timely-recovery.js';
 import type { History } from '../../src/history/types.js';
 import {
   effectAfterLostClaim,
+  giveUpBeforeExpiry,
   expiryUnderStall,
   expiryWithoutFault,
   lateReclaimWhileWorkerFree,
   staleAckOverReclaim,
 } from './fixtures/anomalies.js';
-import { HistoryBuilder, T0 } from './fixtures/history-builder.js';
+import { T0 } from './fixtures/history-builder.js';
 import { check } from './support.js';
 
 /** `history` with a probe's `starved` event added: `worker`'s `thread` starved `ms` until `end`. */
@@ -55,26 +56,9 @@ describe('harness starvation', () => {
       expect(result.counts).toMatchObject({ unexplained: 1, starved: 0 });
     });
 
-    // w1's extension commits at +180 (deadline +380), but its starved heartbeat thread has not
-    // heard back when its watchdog gives the claim up at +195: it stops beating, the lease runs
-    // out at +380 and w2 re-claims. Seen under a load average of 14 on two cores, explore
-    // --parallel 4 against the reference.
-    const gaveUpStarved = (): History => {
-      const b = new HistoryBuilder();
-      b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1);
-      b.extend('1', 'w1', 180, 380);
-      b.say('w1', 195, 'lost', { job: '1', token: 'a' }).say('w1', 196, 'abort', {
-        job: '1',
-        token: 'a',
-        unit: 1,
-      });
-      b.grant('1', 'w2', 'b', 385).unit('1', 'w2', 'b', 0, 386, 400).ack('1', 'w2', 410, 'b');
-      return b.end(500).build();
-    };
-
     it('is unknown when the holder gave the claim up after its heartbeat starved in the lease before', () => {
-      expect(check(explainedExpiry, gaveUpStarved(), strict).valid).toBe('invalid');
-      const result = check(explainedExpiry, starved(gaveUpStarved(), 'w1', 190, 120), strict);
+      expect(check(explainedExpiry, giveUpBeforeExpiry(), strict).valid).toBe('invalid');
+      const result = check(explainedExpiry, starved(giveUpBeforeExpiry(), 'w1', 190, 120), strict);
       expect(result.valid).toBe('unknown');
       expect(result.counts).toMatchObject({ expired: 1, unexplained: 0, starved: 1 });
       expect(result.why).toMatch(
@@ -83,12 +67,12 @@ describe('harness starvation', () => {
     });
 
     it('stays invalid when the give-up came after little starvation, or the expiry came first', () => {
-      expect(check(explainedExpiry, starved(gaveUpStarved(), 'w1', 190, 40), strict).valid).toBe(
-        'invalid',
-      );
+      expect(
+        check(explainedExpiry, starved(giveUpBeforeExpiry(), 'w1', 190, 40), strict).valid,
+      ).toBe('invalid');
       // Starved, but it said `lost` only after the database expired the claim: the usual
       // window (last confirmation to expiry) applies, and holds too little starvation.
-      const late = starved(gaveUpStarved(), 'w1', 190, 120);
+      const late = starved(giveUpBeforeExpiry(), 'w1', 190, 120);
       const lost = late.events.find((e) => e.type === 'worker' && e.kind === 'lost')!;
       lost.t = T0 + 381;
       late.events.sort((a, b) => a.t - b.t);
