@@ -22,7 +22,7 @@ export function outcomeRow(o: ScenarioOutcome): OutcomeRow {
   return {
     scenario: o.scenario,
     queue: o.queue,
-    verdict: o.result.valid,
+    verdict: o.error === undefined ? o.result.valid : 'error',
     checks: o.result.results.map((r) => ({
       id: r.id,
       verdict: r.valid,

@@ -2,22 +2,25 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { checkerByName } from '../checker/index.js';
 import { runCheckers } from '../checker/compose.js';
-import type { CompositeResult } from '../checker/types.js';
+import type { Checker, CompositeResult } from '../checker/types.js';
+import { DEFAULT_CHECK_OPTIONS } from '../checker/options.js';
 import { newRunId } from '../env/run-id.js';
 import { selectEnvironment } from '../env/select-env.js';
 import { writeRunReport } from '../report/write-run-report.js';
 import { updateReportIndex } from '../report/report-index.js';
-import type { ScenarioRun } from '../report/types.js';
+import type { NotJudgedRun, ScenarioRun } from '../report/types.js';
+import type { StartedEnvironment } from '../env/types.js';
 import { executeRun, type RunProgress } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, describeError } from '../errors.js';
 import { onShutdown } from './shutdown.js';
 import type { Incident } from '../replay/load-incident.js';
 import type { Scenario } from '../scenario/scenario-types.js';
 import type { RunPlan } from '../scenario/execute-run.js';
 import { runInLanes } from '../scale-out/lanes.js';
 import { runsAlone } from '../scale-out/runs-alone.js';
+import { starvedOnly, starvedWhy } from '../scale-out/starved-retry.js';
 import { WHOLE, formatShard, shardPositions, type Shard } from '../scale-out/shard.js';
 import { describePlan, type RunPlanInfo } from '../scale-out/plan-info.js';
 
@@ -65,6 +68,13 @@ export interface ScenarioOutcome {
   result: CompositeResult;
   /** Wall time of the run and its checks, ms. */
   durationMs: number;
+  /**
+   * Why the harness could not judge it (a worker that did not start, a server that went away):
+   * the cell is `error`, its `result` an empty `unknown`, and the others are unaffected.
+   */
+  error?: string;
+  /** How many times it ran: more than once when a starved `unknown` was run again. */
+  attempts?: number;
 }
 
 /** What a whole `run` produced. */
@@ -99,6 +109,12 @@ export async function scenarioFiles(dir: string): Promise<string[]> {
  * Loads every scenario first (a typo in the last file fails before anything starts), starts one
  * environment for all of them, runs each scenario against each queue in a fresh database,
  * judges each history with the scenario's checkers, and writes the reports.
+ *
+ * Nothing that happens to one run costs another its result: a harness failure in a run (a
+ * worker that did not start, a server that went away) makes that cell `error` with its cause
+ * and the suite goes on; a run whose verdict the harness's own starvation left `unknown` is run
+ * again, alone, up to `STARVED_RETRIES` times; and the report is written whatever happened —
+ * the environment failing to start or stop, Ctrl-C — naming every cell that was not judged.
  */
 export async function runScenarios(options: RunScenariosOptions): Promise<RunScenariosResult> {
   // Incident files replay as their compressed scenario (`leaseproof replay` tells their story).
@@ -154,11 +170,9 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
   if (options.iOwnThisDatabase === true && (options.parallel ?? 1) > 1) {
     options.log('--i-own-this-database: one database for every run, so one run at a time');
   }
-  options.log(`starting the ${provider.name} environment…`);
-  const env = await provider.start();
-  // Ctrl-C does not throw the run away: the scenario under way stops (faults healed, workers
-  // stopped), its history so far is judged as a cut history, and the report is written with
-  // what ran, marked interrupted. The process exits once that is done (see shutdown.ts).
+  // Ctrl-C does not throw the run away: the scenarios under way stop (faults healed, workers
+  // stopped), their histories so far are judged as cut histories, and the report is written
+  // with what ran, marked interrupted. The process exits once that is done (see shutdown.ts).
   const abort = new AbortController();
   let interrupted: NodeJS.Signals | undefined;
   let settled: () => void = () => undefined;
@@ -168,34 +182,18 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     abort.abort();
     await done;
   });
-  const runs: ScenarioRun[] = [];
-  const outcomes: ScenarioOutcome[] = [];
+  const cells = new Map<number, Cell>();
+  /** Failures of the environment itself (start, stop): every cell they cost is not judged. */
+  const harness: string[] = [];
   try {
-    return await runAll();
+    await runAll();
   } finally {
-    settled();
+    unregister();
   }
-
-  async function runAll(): Promise<RunScenariosResult> {
-    try {
-      const { results } = await runInLanes(
-        mine,
-        {
-          lanes: lanes,
-          exclusive: (entry) => entry.alone !== undefined,
-          signal: abort.signal,
-        },
-        (entry, _index, signal) => runOne(entry, signal),
-      );
-      for (const done of results) {
-        if (done === undefined) continue;
-        runs.push(done.run);
-        outcomes.push(done.outcome);
-      }
-    } finally {
-      unregister();
-      await env.stop();
-    }
+  try {
+    const ordered = mine.map((e) => cells.get(e.position)).filter((c) => c !== undefined);
+    const runs = ordered.flatMap((c) => (c.run === undefined ? [] : [c.run]));
+    const notJudged = ordered.flatMap((c) => (c.notJudged === undefined ? [] : [c.notJudged]));
     const dir = resolve(options.out, runId);
     const paths = await writeRunReport(dir, {
       id: runId,
@@ -203,6 +201,8 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       finishedAt: new Date(),
       environment: { provider: provider.name },
       scenarios: runs,
+      ...(notJudged.length > 0 && { notJudged }),
+      ...(harness.length > 0 && { harnessErrors: harness }),
       interrupted,
       plan: planInfo,
     });
@@ -213,17 +213,75 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       runId,
       dir,
       paths,
-      outcomes,
+      outcomes: ordered.map((c) => c.outcome),
       runs,
       plan: planInfo,
       ...(interrupted !== undefined && { interrupted }),
     };
+  } finally {
+    settled();
+  }
+
+  async function runAll(): Promise<void> {
+    let env: StartedEnvironment;
+    try {
+      options.log(`starting the ${provider.name} environment…`);
+      env = await provider.start();
+    } catch (error) {
+      // Nothing can run; the report still says what was planned and why none of it was judged.
+      const cause = `the ${provider.name} environment did not start: ${describeError(error)}`;
+      options.log(`leaseproof: ${cause}`);
+      harness.push(cause);
+      for (const entry of mine) cells.set(entry.position, errorCell(entry, cause, 0, 0));
+      return;
+    }
+    try {
+      const run = (entries: PlanEntry[], width: number, attempt: number) =>
+        runInLanes(
+          entries,
+          {
+            lanes: width,
+            exclusive: (entry) => entry.alone !== undefined,
+            signal: abort.signal,
+          },
+          (entry, _index, signal) => runOne(env, entry, signal, attempt),
+        );
+      await run(mine, lanes, 1);
+      // Load should cost time, not verdicts: a run the harness's own starvation left `unknown`
+      // is run again, alone, once the others are done — the machine then has the most room.
+      for (let attempt = 2; attempt <= 1 + STARVED_RETRIES; attempt += 1) {
+        const starved = mine.filter((e) => {
+          const cell = cells.get(e.position);
+          return cell?.run !== undefined && starvedOnly(cell.run.result);
+        });
+        if (starved.length === 0 || abort.signal.aborted) break;
+        for (const e of starved) {
+          options.log(
+            `${e.scenario.name} × ${e.plan.queue}: unknown because the harness starved ` +
+              `(${starvedWhy(cells.get(e.position)!.run!.result)}); running it again alone, ` +
+              `attempt ${attempt} of ${1 + STARVED_RETRIES}`,
+          );
+        }
+        await run(starved, 1, attempt);
+      }
+    } finally {
+      try {
+        await env.stop();
+      } catch (error) {
+        // The verdicts are in: a server that would not stop cleanly costs none of them.
+        const cause = `stopping the ${provider.name} environment failed: ${describeError(error)}`;
+        options.log(`leaseproof: ${cause}`);
+        harness.push(cause);
+      }
+    }
   }
 
   async function runOne(
+    env: StartedEnvironment,
     entry: PlanEntry,
     signal: AbortSignal,
-  ): Promise<{ run: ScenarioRun; outcome: ScenarioOutcome }> {
+    attempt: number,
+  ): Promise<void> {
     const { scenario, incident, plan, position } = entry;
     const label = `${scenario.name} × ${plan.queue}`;
     let last = '';
@@ -235,25 +293,71 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       last = line;
     };
     const started = performance.now();
-    const { history, interrupted: cut } = await executeRun(env, plan, progress, { signal });
-    const checkers = scenario.check.map((name) => {
-      const checker = checkerByName(name);
-      if (checker === undefined) throw new ConfigError(`unknown checker "${name}"`);
-      return checker;
-    });
-    const result = runCheckers(checkers, history, {
+    let outcome: Awaited<ReturnType<typeof executeRun>>;
+    try {
+      outcome = await executeRun(env, plan, progress, { signal });
+    } catch (error) {
+      // An interrupt that reached the run before it had anything to judge: not an error.
+      if (signal.aborted && interrupted !== undefined) return;
+      const cause = describeError(error);
+      options.log(`${label}: error (not judged): ${cause}`);
+      cells.set(position, errorCell(entry, cause, performance.now() - started, attempt));
+      return;
+    }
+    const { history, interrupted: cut } = outcome;
+    const result = runCheckers(checkersOf(scenario), history, {
       ...scenario.checkOptions,
       ...(options.epsilonMs !== undefined && { epsilonMs: options.epsilonMs }),
     });
     options.log(`${label}: ${result.valid}${cut ? ` (interrupted by ${interrupted})` : ''}`);
-    return {
+    cells.set(position, {
       run: { history, result, name: scenario.name, position, ...(incident && { incident }) },
       outcome: {
         scenario: scenario.name,
         queue: plan.queue,
         result,
         durationMs: performance.now() - started,
+        ...(attempt > 1 && { attempts: attempt }),
       },
-    };
+    });
   }
+}
+
+/** How many times a run left `unknown` by harness starvation is run again. */
+export const STARVED_RETRIES = 2;
+
+/** One scenario × queue as it ended: judged (`run`) or not (`notJudged`). */
+interface Cell {
+  outcome: ScenarioOutcome;
+  run?: ScenarioRun;
+  notJudged?: NotJudgedRun;
+}
+
+function checkersOf(scenario: Scenario): Checker[] {
+  return scenario.check.map((name) => {
+    const checker = checkerByName(name);
+    if (checker === undefined) throw new ConfigError(`unknown checker "${name}"`);
+    return checker;
+  });
+}
+
+/** The cell of a run the harness could not judge. */
+function errorCell(entry: PlanEntry, cause: string, durationMs: number, attempt: number): Cell {
+  return {
+    outcome: {
+      scenario: entry.scenario.name,
+      queue: entry.plan.queue,
+      result: { valid: 'unknown', results: [], options: { ...DEFAULT_CHECK_OPTIONS } },
+      durationMs,
+      error: cause,
+      ...(attempt > 1 && { attempts: attempt }),
+    },
+    notJudged: {
+      name: entry.scenario.name,
+      queue: entry.plan.queue,
+      seed: entry.plan.seed,
+      position: entry.position,
+      cause,
+    },
+  };
 }

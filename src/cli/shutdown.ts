@@ -27,8 +27,11 @@ function install(): void {
     }
     stopping = true;
     process.stderr.write(`\nleaseproof: ${signal}, stopping everything it started…\n`);
+    // setImmediate: a stopper settles when its work is written (a suite's report); the
+    // command that awaited that work then prints its table in the same turn of microtasks,
+    // before the exit, so Ctrl-C keeps what a person reads as well as the files.
     void Promise.allSettled([...stoppers].map((stop) => stop(signal))).then(() =>
-      process.exit(code),
+      setImmediate(() => process.exit(code)),
     );
   };
   process.on('SIGINT', () => handle('SIGINT', 130));

@@ -7,25 +7,50 @@
  */
 import { evidenceLines } from './describe-evidence.js';
 import { escapeXml as x } from './escape.js';
-import type { CheckerVerdict, ScenarioVerdict, VerdictFile } from './verdict-types.js';
+import type {
+  CheckerVerdict,
+  NotJudgedVerdict,
+  ScenarioVerdict,
+  VerdictFile,
+} from './verdict-types.js';
 
 /** Renders junit.xml. */
 export function renderJunit(verdict: VerdictFile): string {
-  const suites = verdict.scenarios.map((s) => suite(s, verdict.startedAt));
+  const suites = [
+    ...verdict.scenarios.map((s) => suite(s, verdict.startedAt)),
+    ...(verdict.notJudged ?? []).map((n) => notJudgedSuite(n, verdict.startedAt)),
+  ];
   const all = verdict.scenarios.flatMap((s) => s.checkers);
+  const errors = verdict.notJudged?.length ?? 0;
   const time = (Date.parse(verdict.finishedAt) - Date.parse(verdict.startedAt)) / 1000;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${x(`leaseproof ${verdict.runId}`)}" ${tally(all)} time="${seconds(time)}">`,
+    `<testsuites name="${x(`leaseproof ${verdict.runId}`)}" ${tally(all, errors)} time="${seconds(time)}">`,
     ...suites,
     '</testsuites>',
     '',
   ].join('\n');
 }
 
-function tally(checkers: CheckerVerdict[]): string {
+function tally(checkers: CheckerVerdict[], notJudged = 0): string {
   const n = (v: string): number => checkers.filter((c) => c.verdict === v).length;
-  return `tests="${checkers.length}" failures="${n('invalid')}" errors="${n('unknown')}" skipped="0"`;
+  return (
+    `tests="${checkers.length + notJudged}" failures="${n('invalid')}" ` +
+    `errors="${n('unknown') + notJudged}" skipped="0"`
+  );
+}
+
+/** A run the harness could not judge: one test case in error, with the cause. */
+function notJudgedSuite(n: NotJudgedVerdict, timestamp: string): string {
+  const name = `${n.name} [${n.queue}]`;
+  return [
+    `  <testsuite name="${x(name)}" tests="1" failures="0" errors="1" skipped="0" time="0" ` +
+      `timestamp="${x(timestamp.replace(/Z$/, ''))}">`,
+    `    <testcase classname="${x(n.name)}" name="harness">`,
+    `      <error message="${x(n.cause)}" type="error">${x(`not judged: ${n.cause}`)}</error>`,
+    '    </testcase>',
+    '  </testsuite>',
+  ].join('\n');
 }
 
 function seconds(s: number): string {

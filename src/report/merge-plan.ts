@@ -69,6 +69,11 @@ export function planMerge(runs: readonly ShardRun[], runId: string): MergePlan {
       .sort((a, b) => (a.scenario.position ?? 0) - (b.scenario.position ?? 0));
     checkPositions(ordered, size, runs);
   }
+  // Cells the shards could not judge stay not judged in the merge, in plan order.
+  const notJudged = runs
+    .flatMap((r) => r.verdict.notJudged ?? [])
+    .sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
+  const harnessErrors = runs.flatMap((r) => r.verdict.harnessErrors ?? []);
   const names = labelRuns(ordered.map(({ scenario }) => scenario));
   const scenarios = ordered.map(({ scenario, run }, i): MergedScenario => {
     const { label, stem } = names[i]!;
@@ -88,9 +93,14 @@ export function planMerge(runs: readonly ShardRun[], runId: string): MergePlan {
       .map((r) => r.verdict.finishedAt)
       .sort()
       .at(-1)!,
-    verdict: worstVerdict(scenarios.map((s) => s.verdict.verdict)),
+    verdict: worstVerdict([
+      ...scenarios.map((s) => s.verdict.verdict),
+      ...(notJudged.length > 0 || harnessErrors.length > 0 ? ['unknown' as const] : []),
+    ]),
     environment: first.environment,
     scenarios: scenarios.map((s) => s.verdict),
+    ...(notJudged.length > 0 && { notJudged }),
+    ...(harnessErrors.length > 0 && { harnessErrors }),
     interrupted: interrupted ?? null,
     ...(size !== undefined &&
       fingerprint !== undefined && { plan: { shard: { index: 1, count: 1 }, size, fingerprint } }),
@@ -155,6 +165,10 @@ function checkPositions(
   runs: readonly ShardRun[],
 ): void {
   const seen = new Set<number>();
+  // A cell the harness could not judge still holds its place in the plan.
+  for (const run of runs) {
+    for (const n of run.verdict.notJudged ?? []) if (n.position !== undefined) seen.add(n.position);
+  }
   for (const { scenario, run } of ordered) {
     const p = scenario.position;
     if (p === undefined || p < 0 || p >= size || seen.has(p)) {

@@ -51,11 +51,33 @@ export function renderSummary(verdict: VerdictFile): string {
     '✅ valid · ⚠️ valid with warnings · ❌ invalid · ❓ unknown · – not checked. ' +
       'Times below: since the scenario started, and on the database clock.',
   ];
+  lines.push(...notJudgedSection(verdict));
   for (const s of verdict.scenarios) {
     const flagged = s.checkers.filter((c) => c.verdict !== 'valid' || c.warnings.length > 0);
     if (flagged.length > 0) lines.push('', ...scenarioSection(s, flagged));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What the harness could not judge, and why: an `error` cell is never a pass, and the reader of
+ * a red (or an oddly short) summary must see it before the evidence.
+ */
+function notJudgedSection(verdict: VerdictFile): string[] {
+  const cells = verdict.notJudged ?? [];
+  const harness = verdict.harnessErrors ?? [];
+  if (cells.length === 0 && harness.length === 0) return [];
+  const lines = ['', '## Not judged', ''];
+  for (const h of harness) lines.push(`- Harness: ${md(h)}`);
+  for (const n of cells) {
+    lines.push(`- 🛑 ${md(n.name)} × ${md(n.queue)} (seed ${n.seed}): error — ${md(n.cause)}`);
+  }
+  lines.push(
+    '',
+    'A harness failure in one run does not touch the others; these cells have no verdict, and ' +
+      'the command exits 2 unless another run is invalid.',
+  );
+  return lines;
 }
 
 function verdictWord(v: Verdict): string {

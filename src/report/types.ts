@@ -22,6 +22,23 @@ export interface ScenarioRun {
   position?: number;
 }
 
+/**
+ * A scenario × queue the harness could not judge: its run failed in the harness (a worker that
+ * did not start, a server that went away), so there is no history to judge — only the cause.
+ */
+export interface NotJudgedRun {
+  /** The scenario's name. */
+  name: string;
+  /** The queue. */
+  queue: string;
+  /** The seed it would have run with. */
+  seed: number;
+  /** Its position in the whole plan. */
+  position?: number;
+  /** What went wrong, with its causes. */
+  cause: string;
+}
+
 /** Versions and place of the environment a run used, for the verdict file. */
 export interface RunEnvironment {
   /** Which provider started the servers (`embedded`, `external`, `containers`). */
@@ -48,6 +65,10 @@ export interface RunReport {
   environment?: RunEnvironment;
   /** The scenarios, in the order they ran. */
   scenarios: ScenarioRun[];
+  /** The scenario runs the harness could not judge (`error` cells), with why. */
+  notJudged?: NotJudgedRun[];
+  /** Failures of the environment itself (it did not start, or did not stop cleanly). */
+  harnessErrors?: string[];
   /**
    * Why the run stopped before its end (`SIGINT`, `SIGTERM`): its last scenario's history is
    * cut, and the scenarios after it did not run.

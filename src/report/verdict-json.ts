@@ -10,6 +10,7 @@ import type { RunReport, ScenarioRun } from './types.js';
 import {
   VERDICT_VERSION,
   type CheckerVerdict,
+  type NotJudgedVerdict,
   type ScenarioVerdict,
   type VerdictEnvironment,
   type VerdictFile,
@@ -33,14 +34,30 @@ export function worstVerdict(verdicts: Iterable<Verdict>): Verdict {
 /** The verdict file of a run; `names` are the scenarios' labels and stems, in run order. */
 export function buildVerdict(run: RunReport, names: readonly ScenarioNames[]): VerdictFile {
   const scenarios = run.scenarios.map((s, i) => scenarioVerdict(s, names[i]!));
+  const notJudged = (run.notJudged ?? []).map((n): NotJudgedVerdict => ({
+    name: n.name,
+    queue: n.queue,
+    seed: n.seed,
+    verdict: 'error',
+    cause: n.cause,
+    ...(n.position !== undefined && { position: n.position }),
+  }));
+  const harnessFailed = notJudged.length > 0 || (run.harnessErrors?.length ?? 0) > 0;
   return {
     verdictVersion: VERDICT_VERSION,
     runId: run.id,
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt.toISOString(),
-    verdict: worstVerdict(scenarios.map((s) => s.verdict)),
+    // Not judged is not valid: a run with an error cell is unknown unless something is invalid.
+    verdict: worstVerdict([
+      ...scenarios.map((s) => s.verdict),
+      ...(harnessFailed ? ['unknown' as const] : []),
+    ]),
     environment: environment(run),
     scenarios,
+    ...(notJudged.length > 0 && { notJudged }),
+    ...(run.harnessErrors !== undefined &&
+      run.harnessErrors.length > 0 && { harnessErrors: run.harnessErrors }),
     interrupted: run.interrupted ?? null,
     ...(run.plan !== undefined && {
       plan: {

@@ -125,6 +125,25 @@ export interface VerdictMergedFrom {
   shard: { index: number; count: number } | null;
 }
 
+/**
+ * A scenario × queue the harness could not judge (an `error` cell): no history, only why. A run
+ * holding one is `unknown` overall unless another scenario is invalid.
+ */
+export interface NotJudgedVerdict {
+  /** The scenario's name. */
+  name: string;
+  /** The queue. */
+  queue: string;
+  /** The seed it would have run with. */
+  seed: number;
+  /** Always `error`. */
+  verdict: 'error';
+  /** What went wrong, with its causes. */
+  cause: string;
+  /** Its position in the whole plan (0-based), when the run was planned. */
+  position?: number;
+}
+
 /** The whole `verdict.json`. */
 export interface VerdictFile {
   /** `VERDICT_VERSION`. */
@@ -135,12 +154,19 @@ export interface VerdictFile {
   startedAt: string;
   /** When the run finished (ISO, controller clock). */
   finishedAt: string;
-  /** invalid > unknown > valid over every scenario. */
+  /** invalid > unknown > valid over every scenario; a scenario not judged counts as unknown. */
   verdict: Verdict;
   /** Versions of the parts. */
   environment: VerdictEnvironment;
   /** The scenarios, in the order they ran. */
   scenarios: ScenarioVerdict[];
+  /**
+   * The scenario runs the harness could not judge, in plan order; absent when there were none
+   * (and in older files).
+   */
+  notJudged?: NotJudgedVerdict[];
+  /** Failures of the environment itself (start, stop); absent when there were none. */
+  harnessErrors?: string[];
   /** What interrupted the run (`SIGINT`, `SIGTERM`), or null when it ran to its end. */
   interrupted: string | null;
   /** The plan it was (a shard of); absent for runs outside a plan and in older files. */

@@ -26,9 +26,19 @@ const FILE_KEYS = {
   interrupted: true,
   plan: true,
   mergedFrom: true,
+  notJudged: true,
+  harnessErrors: true,
 } satisfies Record<keyof VerdictFile, true>;
-// Present only on planned runs (`plan`, `position`) and on merged ones (`mergedFrom`).
-const OPTIONAL_KEYS = new Set(['queueTerms', 'plan', 'mergedFrom', 'position']);
+// Present only on planned runs (`plan`, `position`), on merged ones (`mergedFrom`) and on runs
+// the harness could not judge in full (`notJudged`, `harnessErrors`).
+const OPTIONAL_KEYS = new Set([
+  'queueTerms',
+  'plan',
+  'mergedFrom',
+  'position',
+  'notJudged',
+  'harnessErrors',
+]);
 const ENVIRONMENT_KEYS = {
   provider: true,
   leaseproof: true,
