@@ -58,6 +58,7 @@ export function mutantsCommand(): Command {
         iOwnThisDatabase: flags.iOwnThisDatabase,
         log: say,
         parallel: parseParallel(flags.parallel),
+        parallelIsDefault: flags.parallel === undefined,
       });
       if (flags.json) console.log(JSON.stringify(matrix));
       else {

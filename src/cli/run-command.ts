@@ -88,6 +88,7 @@ async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
     iOwnThisDatabase: flags.iOwnThisDatabase,
     log: say,
     parallel: parseParallel(flags.parallel),
+    parallelIsDefault: flags.parallel === undefined,
     ...(flags.shard !== undefined && { shard: parseShard(flags.shard) }),
   });
   printResult(result, flags.json === true);

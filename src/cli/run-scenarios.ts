@@ -18,7 +18,9 @@ import { onShutdown } from './shutdown.js';
 import type { Incident } from '../replay/load-incident.js';
 import type { Scenario } from '../scenario/scenario-types.js';
 import type { RunPlan } from '../scenario/execute-run.js';
-import { runInLanes } from '../scale-out/lanes.js';
+import { runInLanes, type LaneOptions } from '../scale-out/lanes.js';
+import { machineRoom } from '../scale-out/machine-room.js';
+import { describeParallelism } from '../scale-out/parallelism.js';
 import { runsAlone } from '../scale-out/runs-alone.js';
 import { starvedOnly, starvedWhy } from '../scale-out/starved-retry.js';
 import { WHOLE, formatShard, shardPositions, type Shard } from '../scale-out/shard.js';
@@ -56,6 +58,13 @@ export interface RunScenariosOptions {
   parallel?: number | undefined;
   /** Run only this shard of the plan (default: all of it). */
   shard?: Shard | undefined;
+  /** Whether `parallel` is the default rather than asked for (the first line says which). */
+  parallelIsDefault?: boolean | undefined;
+  /**
+   * Admission of a run beside others (default: by CPU pressure, machine-room.ts); tests pass
+   * their own to be independent of the machine's load.
+   */
+  room?: LaneOptions<unknown>['room'];
 }
 
 /** One scenario × queue as it ended. */
@@ -145,6 +154,12 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     position,
     alone: runsAlone(whole[position]!.plan),
   }));
+  // `--i-own-this-database` hands every run the same database: runs there cannot be side by side.
+  const lanes = options.iOwnThisDatabase === true ? 1 : (options.parallel ?? 1);
+  options.log(
+    `${mine.length} scenario run${mine.length === 1 ? '' : 's'}; ` +
+      describeParallelism(lanes, options.parallelIsDefault !== true),
+  );
   const runId = newRunId();
   const startedAt = new Date();
   const provider = await selectEnvironment({
@@ -153,8 +168,6 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     log: options.log,
     runId,
   });
-  // `--i-own-this-database` hands every run the same database: runs there cannot be side by side.
-  const lanes = options.iOwnThisDatabase === true ? 1 : (options.parallel ?? 1);
   if (shard.count > 1) {
     options.log(
       `shard ${formatShard(shard)}: ${mine.length} of the plan's ${whole.length} scenario runs`,
@@ -236,6 +249,15 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       return;
     }
     try {
+      const room =
+        options.room ??
+        machineRoom({
+          onWait: (p) =>
+            options.log(
+              `CPU pressure ${p.avg10}% (PSI some avg10): the next run waits for room ` +
+                `beside the ones under way`,
+            ),
+        });
       const run = (entries: PlanEntry[], width: number, attempt: number) =>
         runInLanes(
           entries,
@@ -243,6 +265,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
             lanes: width,
             exclusive: (entry) => entry.alone !== undefined,
             signal: abort.signal,
+            room,
           },
           (entry, _index, signal) => runOne(env, entry, signal, attempt),
         );

@@ -30,6 +30,8 @@ export interface MutantsOptions {
   log: (line: string) => void;
   /** Scenario runs side by side (default 1). */
   parallel?: number | undefined;
+  /** Whether `parallel` is the default (the first progress line says which). */
+  parallelIsDefault?: boolean | undefined;
 }
 
 /** What a matrix run produced. */
@@ -80,6 +82,7 @@ export async function runMutants(options: MutantsOptions): Promise<MutantsResult
     iOwnThisDatabase: options.iOwnThisDatabase,
     log: options.log,
     parallel: options.parallel,
+    parallelIsDefault: options.parallelIsDefault,
   });
   const scenarios = [...new Set(run.outcomes.map((o) => o.scenario))];
   const matrix = buildKillMatrix({

@@ -17,6 +17,10 @@ import type {
   WorkerEvent,
 } from '../worker/types.js';
 import { workerEntry } from './worker-entry.js';
+import { UncontendedStopwatch } from '../env/cpu-pressure.js';
+
+/** A worker start-up's wall-time cap, as a multiple of its uncontended budget. */
+export const READY_WALL_FACTOR = 10;
 
 /** A worker event as the controller saw it: with the controller's receive time. */
 export interface ReceivedEvent {
@@ -34,7 +38,11 @@ export interface WorkerProcessOptions {
   config: WorkerConfig;
   /** The run id (for the leftover record). */
   runId: string;
-  /** How long the worker may take to load its adapter and say it is ready (default 30 s). */
+  /**
+   * How long the worker may take to load its adapter and say it is ready (default 30 s), counted
+   * only while the machine had a CPU to give it (see `UncontendedStopwatch`); a start-up slowed
+   * by a busy runner waits up to `READY_WALL_FACTOR` times as long in wall time.
+   */
   readyTimeoutMs?: number;
 }
 
@@ -105,7 +113,7 @@ export class StartedWorker extends EventEmitter<{
     const message: ControlMessage = { type: 'config', config: options.config };
     child.send(message);
     try {
-      await worker.waitFor((e) => e.kind === 'ready', options.readyTimeoutMs ?? 30_000);
+      await worker.waitForReady(options.readyTimeoutMs ?? 30_000);
     } catch (error) {
       const tail = worker.stderrTail.join('\n');
       await worker.stop();
@@ -162,6 +170,42 @@ export class StartedWorker extends EventEmitter<{
       this.on('exit', onExit);
       if (this.exited) onExit();
     });
+  }
+
+  /**
+   * Waits for `ready`, failing after `budgetMs` of uncontended time: on a starved two-core
+   * runner four runs' workers, their threads and two servers start at once, and a plain 30 s
+   * timeout failed runs whose workers were merely waiting for a CPU.
+   */
+  private async waitForReady(budgetMs: number): Promise<void> {
+    const watch = UncontendedStopwatch.start();
+    const wallCapMs = budgetMs * READY_WALL_FACTOR;
+    const ready = this.waitFor((e) => e.kind === 'ready', wallCapMs);
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<never>((_, reject) => {
+      const check = (): void => {
+        const { wallMs, contendedMs, uncontendedMs } = watch.elapsed();
+        if (uncontendedMs < budgetMs) {
+          timer = setTimeout(check, Math.max(100, Math.min(1_000, budgetMs - uncontendedMs)));
+          return;
+        }
+        reject(
+          new EnvironmentError(
+            `worker ${this.workerId}: not ready after ${Math.round(uncontendedMs)}ms with a CPU ` +
+              `free (${Math.round(wallMs)}ms wall, ${Math.round(contendedMs)}ms of it with the ` +
+              'CPUs contended)',
+          ),
+        );
+      };
+      check();
+    });
+    try {
+      await Promise.race([ready, budget]);
+    } finally {
+      clearTimeout(timer);
+      ready.catch(() => undefined);
+      budget.catch(() => undefined);
+    }
   }
 
   /** SIGSTOP: the whole process freezes (a GC pause, a VM live migration). */

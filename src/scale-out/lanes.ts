@@ -18,6 +18,11 @@ export interface LaneOptions<T> {
    * signal and end as they do on an interrupt. Their results are kept.
    */
   signal?: AbortSignal | undefined;
+  /**
+   * Resolves when the machine has room for one more item beside the `running()` others under
+   * way (see machine-room.ts); absent: the lane count alone decides.
+   */
+  room?: ((running: () => number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
 /** What `runInLanes` produced. */
@@ -64,6 +69,11 @@ export async function runInLanes<T, R>(
       await Promise.race(running);
     }
     if (signal.aborted) break;
+    // An item that must be alone has the machine to itself already; others wait for room.
+    if (options.room !== undefined && !alone) {
+      await options.room(() => running.size, signal);
+      if (signal.aborted) break;
+    }
     next += 1;
     exclusiveRunning = alone;
     const task = work(item, index, signal).then(

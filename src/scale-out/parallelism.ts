@@ -1,16 +1,21 @@
 /**
- * The default of `--parallel`. A run spends most of its wall time waiting — for leases to
- * expire, for faults to heal, for the drain — with its worker processes asleep, so more runs
- * than cores fit; how many is measured (`npm run bench -- explore` prints runs per minute at 1
- * and at this default) rather than guessed.
+ * The default of `--parallel`: one run per usable core. A run spends much of its wall time
+ * waiting — for leases to expire, for faults to heal, for the drain — but not all of it: up to
+ * eight worker processes, each with a heartbeat thread and a loader thread, start at once and
+ * drain jobs at full speed, beside PostgreSQL and Toxiproxy. Two per core (the old default)
+ * drove a 2-core runner's load average above 12 with nothing else on it, and workers then took
+ * over 30 s to start; beside two other suites it cost verdicts. The count is a ceiling: a run
+ * starts beside others only while CPU pressure leaves room (machine-room.ts), so on a quiet big
+ * machine the lanes fill and on a busy runner they thin out.
  */
 import { Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.js';
+import { ROOM_THRESHOLD } from './machine-room.js';
 
 /** Runs side by side per core by default. */
-export const RUNS_PER_CORE = 2;
+export const RUNS_PER_CORE = 1;
 
 /** The most runs side by side `--parallel` takes, and the default's ceiling. */
 export const MAX_PARALLEL = 64;
@@ -40,6 +45,22 @@ function readCpuMax(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The sentence the first progress line gives about parallelism: how many at most, why that
+ * many, and what else decides.
+ */
+export function describeParallelism(lanes: number, given: boolean, cores = usableCores()): string {
+  const why = given
+    ? 'as asked'
+    : `the default: ${RUNS_PER_CORE} per usable core, ${Math.round(cores * 100) / 100} here`;
+  if (lanes === 1) return `one run at a time (${why})`;
+  return (
+    `up to ${lanes} runs side by side (${why}); one starts beside others only while CPU ` +
+    'pressure (PSI some avg10) is under ' +
+    `${ROOM_THRESHOLD}%, so a busy machine runs fewer at once`
+  );
 }
 
 /** `--parallel N` as given (a whole number ≥ 1), or the default when absent. */

@@ -1,0 +1,104 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import {
+  parseCpuPressure,
+  UncontendedStopwatch,
+  type CpuPressure,
+} from '../../src/env/cpu-pressure.js';
+import { runInLanes } from '../../src/scale-out/lanes.js';
+import { machineRoom } from '../../src/scale-out/machine-room.js';
+
+const pressure = (avg10: number, totalUs = 0): CpuPressure => ({ avg10, avg60: avg10, totalUs });
+
+describe('CPU pressure', () => {
+  it('parses the `some` line of a PSI file', () => {
+    const text =
+      'some avg10=27.10 avg60=16.32 avg300=9.52 total=51571400\n' +
+      'full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n';
+    expect(parseCpuPressure(text)).toEqual({ avg10: 27.1, avg60: 16.32, totalUs: 51_571_400 });
+    expect(parseCpuPressure('nonsense')).toBeUndefined();
+  });
+
+  it('a stopwatch counts only the time no task waited for a CPU', async () => {
+    let totalUs = 1_000_000;
+    const watch = UncontendedStopwatch.start(() => pressure(0, totalUs));
+    await sleep(120);
+    // 100 ms of the 120 the machine was contended: about 20 ms count.
+    totalUs += 100_000;
+    const { wallMs, contendedMs, uncontendedMs } = watch.elapsed();
+    expect(contendedMs).toBe(100);
+    expect(uncontendedMs).toBeCloseTo(wallMs - 100, 5);
+    expect(uncontendedMs).toBeLessThan(wallMs);
+  });
+
+  it('without PSI, the stopwatch is the wall clock', async () => {
+    const watch = UncontendedStopwatch.start(() => undefined);
+    await sleep(30);
+    const { wallMs, uncontendedMs } = watch.elapsed();
+    expect(uncontendedMs).toBe(wallMs);
+  });
+});
+
+describe('machineRoom: admission by CPU pressure', () => {
+  it('starts the first run at once, whatever the pressure', async () => {
+    const room = machineRoom({ read: () => pressure(100), spacingMs: 0, pollMs: 5 });
+    const started = performance.now();
+    await room(() => 0);
+    expect(performance.now() - started).toBeLessThan(50);
+  });
+
+  it('holds a run beside others while pressure is at or over the threshold', async () => {
+    let level = 90;
+    const waits: number[] = [];
+    const room = machineRoom({
+      read: () => pressure(level),
+      threshold: 40,
+      spacingMs: 0,
+      pollMs: 5,
+      onWait: (p) => waits.push(p.avg10),
+    });
+    let admitted = false;
+    const gate = room(() => 1).then(() => (admitted = true));
+    await sleep(40);
+    expect(admitted).toBe(false);
+    level = 39;
+    await gate;
+    expect(admitted).toBe(true);
+    expect(waits).toEqual([90]);
+  });
+
+  it('lets a waiting run start as soon as the others have finished', async () => {
+    let running = 1;
+    const room = machineRoom({ read: () => pressure(100), spacingMs: 0, pollMs: 5 });
+    const gate = room(() => running);
+    await sleep(20);
+    running = 0;
+    await gate;
+  });
+
+  it('spaces two starts beside each other, so that the load of the first can show', async () => {
+    const room = machineRoom({ read: () => pressure(0), spacingMs: 80, pollMs: 5 });
+    await room(() => 0);
+    const started = performance.now();
+    await room(() => 1);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(70);
+  });
+
+  it('in runInLanes: under pressure the lanes thin out to one at a time', async () => {
+    let running = 0;
+    let peak = 0;
+    const { results } = await runInLanes(
+      [1, 2, 3],
+      { lanes: 3, room: machineRoom({ read: () => pressure(100), spacingMs: 0, pollMs: 5 }) },
+      async (n) => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await sleep(20);
+        running -= 1;
+        return n * 2;
+      },
+    );
+    expect(results).toEqual([2, 4, 6]);
+    expect(peak).toBe(1);
+  });
+});
