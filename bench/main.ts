@@ -4,6 +4,7 @@ import { benchCheckerThroughput } from './checker-throughput.js';
 import { benchEnvStartup } from './env-startup.js';
 import { benchExplore } from './explore.js';
 import { benchFlake } from './flake.js';
+import { benchFlakeDemo } from './flake-demo.js';
 import { benchQueueThroughput } from './queue-throughput.js';
 import { benchSuiteTime } from './suite-time.js';
 import { benchTune } from './tune.js';
@@ -19,7 +20,10 @@ const benches: Record<string, () => Promise<void>> = {
 };
 // Opt-in only: each takes most of an hour.
 const long: Record<string, () => Promise<void>> = {
-  flake: () => benchFlake(process.argv.slice(3)),
+  flake: () =>
+    process.argv.includes('--demo')
+      ? benchFlakeDemo(process.argv.slice(3))
+      : benchFlake(process.argv.slice(3)),
 };
 if (only !== undefined && long[only] !== undefined) await long[only]();
 else if (only !== undefined && benches[only] === undefined) {
