@@ -334,7 +334,14 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     });
     options.log(`${label}: ${result.valid}${cut ? ` (interrupted by ${interrupted})` : ''}`);
     cells.set(position, {
-      run: { history, result, name: scenario.name, position, ...(incident && { incident }) },
+      run: {
+        history,
+        result,
+        name: scenario.name,
+        position,
+        ...(incident && { incident }),
+        ...(attempt > 1 && { attempts: attempt }),
+      },
       outcome: {
         scenario: scenario.name,
         queue: plan.queue,

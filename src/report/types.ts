@@ -20,6 +20,11 @@ export interface ScenarioRun {
   incident?: Incident;
   /** Its position in the whole plan of a `suite` or `run` (what `merge` orders shards by). */
   position?: number;
+  /**
+   * How many times it ran: more than once when harness starvation left an earlier run `unknown`
+   * (this is the last run's history and verdict).
+   */
+  attempts?: number;
 }
 
 /**

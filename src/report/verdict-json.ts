@@ -109,6 +109,7 @@ function scenarioVerdict(run: ScenarioRun, names: ScenarioNames): ScenarioVerdic
     checkers: run.result.results.map(checkerVerdict),
     files: scenarioFiles(names.stem),
     ...(run.position !== undefined && { position: run.position }),
+    ...(run.attempts !== undefined && run.attempts > 1 && { attempts: run.attempts }),
   };
 }
 

@@ -103,6 +103,11 @@ export interface ScenarioVerdict {
   files: ScenarioFiles;
   /** Its position in the whole plan (0-based), when the run was planned (`suite`, `run`). */
   position?: number;
+  /**
+   * How many times it ran, when more than once: harness starvation left the earlier runs
+   * `unknown`, and this is the last run's verdict.
+   */
+  attempts?: number;
 }
 
 /** The whole plan a run was a shard of (`--shard i/n`; `1/1` unsharded). */

@@ -38,6 +38,7 @@ const OPTIONAL_KEYS = new Set([
   'position',
   'notJudged',
   'harnessErrors',
+  'attempts',
 ]);
 const ENVIRONMENT_KEYS = {
   provider: true,
@@ -64,6 +65,7 @@ const SCENARIO_KEYS = {
   checkers: true,
   files: true,
   position: true,
+  attempts: true,
 } satisfies Record<keyof ScenarioVerdict, true>;
 const CHECKER_KEYS = {
   checker: true,
