@@ -114,8 +114,13 @@ export class StarvedVerdicts {
 
   /** Records an excused violation, explained by window `w`. */
   excuse(w: StarvedWindow, what: string): void {
+    this.excuseWith(starvedReason(this.derived, w), what);
+  }
+
+  /** Records an excused violation, explained by a starvation `reason` of the harness's own. */
+  excuseWith(reason: string, what: string): void {
     this.count += 1;
-    this.first ??= `${starvedReason(this.derived, w)}, which accounts for ${what}`;
+    this.first ??= `${reason}, which accounts for ${what}`;
   }
 
   /** The `unknownWhy` of a checker that excused some violations, or undefined. */
