@@ -23,13 +23,13 @@ import {
   eventRef,
   faultsDuring,
 } from './evidence.js';
-import { LEASE_LOSING_KINDS, faultsOn } from './fault-windows.js';
+import { LEASE_LOSING_KINDS, WHY_NOT_LEASE_LOSING, faultsOn } from './fault-windows.js';
 import { noExtensionWhy } from './no-extension.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
 import { StarvedVerdicts, starvationOn, type Starvation } from './starvation.js';
 import { round } from './stats.js';
-import type { Checker, Evidence } from './types.js';
+import type { Checker, Evidence, EvidenceFault } from './types.js';
 
 const META = { name: 'explained-expiry', id: 'I9' } as const;
 
@@ -163,14 +163,21 @@ function evidence(derived: DerivedHistory, claim: DerivedClaim): Evidence {
   if (next !== undefined)
     events.push(eventRef(derived, next.grant, `next grant, to ${next.worker}`));
   const from = claim.extensions.length > 0 ? 'its last extension' : 'its grant';
-  return {
-    job: claim.job.id,
-    message:
-      `claim ${claim.attempt} of ${claim.worker} expired at ${at(derived, claim.expiredAt)} with ` +
-      `no fault on ${claim.worker} or the database since ${from} at ${at(derived, claim.lastConfirmT)}`,
-    claims: [claimRef(claim)],
-    events,
-    // What was going on anyway: a stall or a clock skew on the holder is the usual suspect.
-    faults: faultsDuring(derived, [claim.worker], claim.lastConfirmT, claim.expiredAt),
-  };
+  // What was going on anyway: a stall or a clock skew on the holder is the usual suspect.
+  const faults = faultsDuring(derived, [claim.worker], claim.lastConfirmT, claim.expiredAt);
+  const since = `since ${from} at ${at(derived, claim.lastConfirmT)}`;
+  const expired = `claim ${claim.attempt} of ${claim.worker} expired at ${at(derived, claim.expiredAt)}`;
+  // A listed fault is never called "no fault": the message says why it does not explain.
+  const message =
+    faults.length === 0
+      ? `${expired} with no fault on ${claim.worker} or the database ${since}`
+      : `${expired} with no fault that can cost a lease on ${claim.worker} or the database ${since}; ` +
+        faults.map((f) => notACause(derived, f)).join('; ');
+  return { job: claim.job.id, message, claims: [claimRef(claim)], events, faults };
+}
+
+function notACause(derived: DerivedHistory, f: EvidenceFault): string {
+  const until = f.end === null ? 'on' : `to ${at(derived, f.end)}`;
+  const why = WHY_NOT_LEASE_LOSING[f.fault] ?? 'it is not a fault that can cost a lease';
+  return `the ${f.fault} on ${f.target} (${f.id}) from ${at(derived, f.start)} ${until} does not explain it: ${why}`;
 }

@@ -9,6 +9,25 @@ import type { FaultKind } from '../history/types.js';
 export const FROZEN_KINDS: ReadonlySet<FaultKind> = new Set(['pause', 'stall', 'db-restart']);
 
 /**
+ * Faults that freeze a whole worker process, its heartbeat thread included. A stall is not one:
+ * it blocks the main thread's event loop only, and the heartbeat thread runs beside it — so a
+ * heartbeat thread kept from running during a stall was kept by the machine, not by the fault.
+ */
+export const PROCESS_FROZEN_KINDS: ReadonlySet<FaultKind> = new Set(['pause', 'db-restart']);
+
+/**
+ * Why a fault of a kind outside `LEASE_LOSING_KINDS` does not explain a lost lease, for a
+ * message that lists it beside the expiry it did not cause.
+ */
+export const WHY_NOT_LEASE_LOSING: Readonly<Partial<Record<FaultKind, string>>> = {
+  stall:
+    'the heartbeat extends the lease on its own thread and connection, so a blocked event loop ' +
+    'must not cost a lease',
+  clock:
+    "lease arithmetic is on the database's clock, so a skewed worker clock must not cost a lease",
+};
+
+/**
  * Faults that can legitimately cost a worker its lease: they stop the process or cut or slow
  * its path to the database. Not a stall: the heartbeat has its own thread, so a blocked event
  * loop must not cost a lease — an expiry under a stall is the broken-heartbeat signal. Not a

@@ -9,12 +9,16 @@
  * enough to account for it: a 20 ms wait does not excuse a zombie that ran a second too long.
  *
  * Starvation during a fault injected on the same worker (a pause, a stall, a database restart)
- * is that fault's doing: it is left out, so the fault's own verdict stands.
+ * is that fault's doing: it is left out, so the fault's own verdict stands. A stall freezes the
+ * main thread only: the heartbeat thread's starvation during one is kept. The busy loop takes a
+ * CPU of a two-core machine, and a heartbeat thread that then waits for the other one is starved
+ * by the machine's load, which a correct queue cannot help — while the known-bad heartbeat on the
+ * main thread has no heartbeat thread to report it, so its broken-heartbeat verdict stands.
  */
 import type { DerivedHistory } from '../history/derive-types.js';
 import type { WorkerHistoryEvent } from '../history/types.js';
 import { at } from './evidence.js';
-import { FROZEN_KINDS, faultsOn } from './fault-windows.js';
+import { FROZEN_KINDS, PROCESS_FROZEN_KINDS, faultsOn } from './fault-windows.js';
 import { round } from './stats.js';
 
 /** One window in which a worker's thread was kept from running (database clock). */
@@ -54,7 +58,8 @@ export function starvedWindows(derived: DerivedHistory): Map<string, StarvedWind
     if (e.type !== 'worker' || e.kind !== 'starved') continue;
     const window = windowOf(e, index);
     if (window === undefined) continue;
-    if (faultsOn(derived, window.worker, FROZEN_KINDS, window.start, window.end).length > 0) {
+    const frozen = window.thread === 'heartbeat' ? PROCESS_FROZEN_KINDS : FROZEN_KINDS;
+    if (faultsOn(derived, window.worker, frozen, window.start, window.end).length > 0) {
       continue;
     }
     let list = byWorker.get(window.worker);
@@ -109,8 +114,13 @@ export class StarvedVerdicts {
 
   /** Records an excused violation, explained by window `w`. */
   excuse(w: StarvedWindow, what: string): void {
+    this.excuseWith(starvedReason(this.derived, w), what);
+  }
+
+  /** Records an excused violation, explained by a starvation `reason` of the harness's own. */
+  excuseWith(reason: string, what: string): void {
     this.count += 1;
-    this.first ??= `${starvedReason(this.derived, w)}, which accounts for ${what}`;
+    this.first ??= `${reason}, which accounts for ${what}`;
   }
 
   /** The `unknownWhy` of a checker that excused some violations, or undefined. */

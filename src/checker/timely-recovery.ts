@@ -9,6 +9,9 @@
  *
  * A free spell that the free worker's unexplained starvation accounts for (without the time it
  * waited for a CPU, it would have been short enough) is not judged: see `starvation.ts`.
+ *
+ * A queue that recovers through a harness-run sweep is judged only from the end of the first
+ * pass after the expiry, and a late pass's lateness is the harness's: see `sweep-cadence.ts`.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
@@ -28,6 +31,7 @@ import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
 import { StarvedVerdicts, starvationOn } from './starvation.js';
 import { distribution, round } from './stats.js';
+import { sweepLatenessIn, sweepOf, sweptBy } from './sweep-cadence.js';
 import type { Checker, Evidence } from './types.js';
 
 const META = { name: 'timely-recovery', id: 'I8' } as const;
@@ -45,7 +49,16 @@ export const timelyRecovery: Checker = {
     const { durationMs, extendByMs, pollMs } = history.header.lease;
     const tolerance = controllerTolerance(history, options);
     const violations = new EvidenceLog(options.maxEvidence);
-    const counts = { expired: 0, recovered: 0, slow: 0, unrecovered: 0, starved: 0 };
+    const counts = {
+      expired: 0,
+      recovered: 0,
+      slow: 0,
+      unrecovered: 0,
+      starved: 0,
+    };
+    // Reported only for a queue with a sweep: waits its passes account for, and late ones.
+    const sweepCounts = { sweepWait: 0, sweepLate: 0 };
+    const sweep = sweepOf(derived);
     const starved = new StarvedVerdicts(derived);
     const stalls: number[] = [];
     const crashStalls: number[] = [];
@@ -58,7 +71,7 @@ export const timelyRecovery: Checker = {
       const recovered = recoveryOf(derived, claim);
       const until = Number.isNaN(recovered) ? derived.endT : recovered;
       free ??= freeIntervals(derived);
-      const window = freeWindow(free, x, until, pollMs + tolerance);
+      let window = freeWindow(free, x, until, pollMs + tolerance);
       const crash = faultsOn(derived, claim.worker, CRASH, claim.lastConfirmT, x)[0];
       if (Number.isNaN(recovered)) counts.unrecovered += 1;
       else {
@@ -69,6 +82,27 @@ export const timelyRecovery: Checker = {
       if (window === undefined) {
         if (Number.isNaN(recovered) && derived.endIndex < 0) undecided += 1;
         continue;
+      }
+      if (sweep !== undefined) {
+        // Up to the end of the first pass after the expiry, the job waited for the sweep.
+        const swept = sweptBy(sweep, x, tolerance);
+        window = freeWindow(free, Math.max(x, swept.t), until, pollMs + tolerance);
+        if (window === undefined) {
+          sweepCounts.sweepWait += 1;
+          if (swept.lateMs > 0) sweepCounts.sweepLate += 1;
+          continue;
+        }
+        const late = sweepLatenessIn(sweep, window.from, window.to);
+        const spell = window.to - window.from;
+        if (late.worst !== undefined && late.ms >= (spell - pollMs - tolerance) / 2) {
+          counts.starved += 1;
+          starved.excuseWith(
+            `harness starved: the sweep ran ${round(late.worst.lateMs)} ms late at ` +
+              `${at(derived, late.worst.start)}`,
+            `the ${round(spell)}ms that ${window.worker} was free without claiming`,
+          );
+          continue;
+        }
       }
       const spell = window.to - window.from;
       const starvation = starvationOn(derived, window.worker, window.from, window.to);
@@ -96,7 +130,7 @@ export const timelyRecovery: Checker = {
         .join('; ') || undefined;
     return toResult(META, options, {
       violations,
-      counts,
+      counts: sweep === undefined ? counts : { ...counts, ...sweepCounts },
       stats: { stallMs: distribution(stalls), crashStallMs: distribution(crashStalls) },
       warnings: historyWarnings(derived),
       ...(unknownWhy !== undefined && { unknownWhy }),

@@ -6,7 +6,8 @@
  * which is why the worker's word is needed to judge it.
  */
 import type { DerivedHistory } from '../history/derive-types.js';
-import type { AuditEvent, WorkerHistoryEvent } from '../history/types.js';
+import type { AuditEvent } from '../history/types.js';
+import { CallWrites } from './call-writes.js';
 
 /** One extension reported `ok` whose committed writes left the deadline unmoved. */
 export interface UnmovedExtension {
@@ -23,25 +24,20 @@ export interface UnmovedExtension {
 }
 
 /**
- * The `ok` extensions with no audit write that moved the deadline, between the invoke and the
- * complete (± `tolerance`, the uncertainty of the worker's times on the database clock). A write
- * that did move it is judged by the per-extension check of lease-honored, not here.
+ * The `ok` extensions with no audit write that moved the deadline among the writes the call made
+ * (`CallWrites`: by the backend pid the worker reported, or — without one — between the invoke
+ * and the complete ± `tolerance`, the uncertainty of the worker's times on the database clock).
+ * A write that did move it is judged by the per-extension check of lease-honored, not here.
  */
 export function unmovedExtensions(
   derived: DerivedHistory,
   tolerance: number,
 ): { examined: number; unmoved: UnmovedExtension[] } {
-  const { events } = derived.history;
+  const { events, header } = derived.history;
+  // A call alone on its connection (the first beat after a reconnect) reaches a lease beyond
+  // its own span: no later than that can one of its writes commit and still be its.
+  const calls = new CallWrites(events, tolerance, header.lease.durationMs);
   const open = new Map<string, number>();
-  const auditsByJob = new Map<string, number[]>();
-  for (let i = 0; i < events.length; i += 1) {
-    const e = events[i]!;
-    if (e.type === 'audit' && e.op === 'update') {
-      let list = auditsByJob.get(e.job);
-      if (list === undefined) auditsByJob.set(e.job, (list = []));
-      list.push(i);
-    }
-  }
   let examined = 0;
   const unmoved: UnmovedExtension[] = [];
   for (let i = 0; i < events.length; i += 1) {
@@ -56,12 +52,9 @@ export function unmovedExtensions(
     open.delete(key);
     if (e.outcome !== 'ok' || invoke === undefined) continue;
     examined += 1;
-    const from = (events[invoke] as WorkerHistoryEvent).t - tolerance;
-    const to = e.t + tolerance;
-    const writes = (auditsByJob.get(e.job) ?? []).filter((k) => {
-      const a = events[k] as AuditEvent;
-      return a.app === e.worker && a.stmtT >= from && a.stmtT <= to && a.new?.state === 'held';
-    });
+    const writes = calls
+      .of(invoke, i)
+      .filter((k) => (events[k] as AuditEvent).op === 'update' && isHeld(events[k] as AuditEvent));
     const moved = writes.some((k) => {
       const a = events[k] as AuditEvent;
       return a.old?.deadline !== a.new?.deadline;
@@ -70,3 +63,5 @@ export function unmovedExtensions(
   }
   return { examined, unmoved };
 }
+
+const isHeld = (a: AuditEvent): boolean => a.new?.state === 'held';

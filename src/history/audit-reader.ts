@@ -21,6 +21,7 @@ interface AuditRow extends Record<string, unknown> {
   txn_t: number;
   xid: string;
   app: string;
+  backend_pid: number | null;
   op: string;
   job_id: string | null;
   old_holder: string | null;
@@ -35,7 +36,7 @@ interface AuditRow extends Record<string, unknown> {
 // order is the table's bigint `seq`, named through its table: a bare `ORDER BY seq` would sort by
 // the text alias (1, 10, 100, 2, …), shuffling the rows and making the pages skip some.
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
-const SELECT = `SELECT seq::text AS seq, ${ms('t')}, ${ms('stmt_t')}, ${ms('txn_t')}, xid, app, op,
+const SELECT = `SELECT seq::text AS seq, ${ms('t')}, ${ms('stmt_t')}, ${ms('txn_t')}, xid, app, backend_pid, op,
   job_id, old_holder, ${ms('old_deadline')}, old_state, new_holder, ${ms('new_deadline')}, new_state
   FROM ${AUDIT_TABLE} a WHERE a.seq > $1::bigint ORDER BY a.seq LIMIT ${PAGE}`;
 
@@ -113,6 +114,7 @@ function auditEvent(row: AuditRow): AuditEvent {
     txnT: row.txn_t,
     xid: row.xid,
     app: row.app,
+    ...(row.backend_pid !== null && { pid: row.backend_pid }),
     op: row.op,
     job: row.job_id,
     old: row.op === 'insert' ? null : image(row, row.old_holder, row.old_deadline, row.old_state),

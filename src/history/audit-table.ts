@@ -11,6 +11,11 @@
  */
 export const AUDIT_TABLE = 'leaseproof_audit';
 
+// `backend_pid` names the connection that made the change, as `app` names the worker: a worker
+// reports the backend pid of the connection each of its calls ran on, so a checker can match a
+// call to its writes by identity (a connection is serial) instead of by a time window that the
+// worker's clock offset and a loaded machine's scheduling can push a write out of.
+
 /** Creates the audit table (idempotent). */
 export const AUDIT_DDL = `
 CREATE TABLE IF NOT EXISTS ${AUDIT_TABLE} (
@@ -20,6 +25,7 @@ CREATE TABLE IF NOT EXISTS ${AUDIT_TABLE} (
   txn_t        timestamptz NOT NULL DEFAULT now(),
   xid          text        NOT NULL DEFAULT txid_current()::text,
   app          text        NOT NULL DEFAULT current_setting('application_name'),
+  backend_pid  int         DEFAULT pg_backend_pid(),
   op           text        NOT NULL,
   job_id       text,
   old_holder   text,

@@ -18,6 +18,9 @@ export function applyWorkerEvent(s: DerivationState, i: number, e: WorkerHistory
   // A probe's word says the process ran, not that the worker is back at work (reconnected,
   // claiming): it must not end a down interval. Checkers read starvation from the events.
   if (e.kind === 'starved') return;
+  // Nor is the harness-run sweep (`leaseproof-maintenance`) a worker: it claims nothing, and a
+  // worker that never claims would look free for the whole run to I8.
+  if (e.kind === 'sweep') return;
   const worker = s.workerOf(e.worker);
   if (Number.isNaN(worker.firstT)) worker.firstT = e.t;
   // Nor does a claim that failed: after a database restart the first attempts are refused

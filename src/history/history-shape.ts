@@ -76,6 +76,7 @@ const EVENTS: Record<HistoryEvent['type'], Shape> = {
     txnT: number,
     xid: string,
     app: string,
+    pid: optional(number),
     op: oneOf('insert', 'update', 'delete'),
     job: string,
     old: image,
@@ -94,6 +95,7 @@ const EVENTS: Record<HistoryEvent['type'], Shape> = {
     detail: optional(string),
     thread: optional(oneOf('main', 'heartbeat')),
     invokedT: optional(number),
+    pid: optional(number),
     ms: optional(number),
   },
   nemesis: {

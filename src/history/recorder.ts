@@ -11,6 +11,7 @@
  * → start the pool with `onEvent: recorder.onWorkerEvent` → faults via `recordNemesis` → drain,
  * stop the pool → `finish`.
  */
+import { MAINTENANCE_APP, type SweepPass } from '../pool/maintenance-loop.js';
 import { withRunClient } from '../pool/queue-database.js';
 import type { ReceivedEvent } from '../pool/worker-process.js';
 import type { SqlClient } from '../queue/types.js';
@@ -105,6 +106,28 @@ export class HistoryRecorder {
     this.assertRecording('recordNemesis');
     const { at = Date.now(), ...rest } = record;
     this.nemesis.push({ type: 'nemesis', t: at - this.clockOffsetMs, ...rest });
+  }
+
+  /**
+   * Records one pass of the harness-run sweep as a `sweep` event of `leaseproof-maintenance`
+   * (its `application_name`, so its writes in the audit and its passes share a name): `t` when
+   * it ended, `invokedT` when it started, `ms` how late it started. A worker-shaped event
+   * rather than a `starved` one: every pass is recorded, on time or not, because I8 needs the
+   * sweep's actual cadence — which pass was the first after an expiry — not only its delays.
+   * Passes after `finish` are dropped, like late worker events.
+   */
+  recordSweep(pass: SweepPass): void {
+    if (this.finishing !== undefined) return;
+    const lateMs = Math.max(0, pass.startedAt - pass.scheduledAt);
+    this.workerEvents.push({
+      type: 'worker',
+      t: pass.endedAt - this.clockOffsetMs,
+      worker: MAINTENANCE_APP,
+      kind: 'sweep',
+      invokedT: pass.startedAt - this.clockOffsetMs,
+      ms: lateMs,
+      detail: `sweep pass ran ${lateMs}ms late and took ${pass.endedAt - pass.startedAt}ms`,
+    });
   }
 
   /**

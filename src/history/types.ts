@@ -93,6 +93,11 @@ export interface AuditEvent {
   xid: string;
   /** `application_name` of the connection: the worker id, or the harness's. */
   app: string;
+  /**
+   * `pg_backend_pid()` of the connection that made the change. Absent in histories recorded
+   * before the audit had it: checkers then match a worker's calls to its writes by time.
+   */
+  pid?: number;
   /** The kind of change. */
   op: 'insert' | 'update' | 'delete';
   /** The job id. */
@@ -139,11 +144,20 @@ export interface WorkerHistoryEvent {
   unit?: number;
   /** A reason or error message. */
   detail?: string;
-  /** For a `claim`: when its statement was sent (database clock); it is reported once answered. */
+  /**
+   * For a `claim`: when its statement was sent (database clock); it is reported once answered.
+   * For a `sweep`: when the pass started.
+   */
   invokedT?: number;
+  /**
+   * For the completion of a claim, extend, ack, fail or checkpoint: the backend pid of the
+   * connection the call ran on (its last statement's), when the worker reports it. The call's
+   * writes are the audit rows with this `pid`.
+   */
+  pid?: number;
   /** For `starved` events: which thread of the worker was kept from running. */
   thread?: 'main' | 'heartbeat';
-  /** For `starved` events: for how long, ms, ending at `t`. */
+  /** For `starved` events: for how long, ms, ending at `t`; for a `sweep`, how late it started. */
   ms?: number;
 }
 

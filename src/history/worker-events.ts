@@ -37,6 +37,7 @@ export function workerHistoryEvent(
         ...(event.jobId !== undefined && { job: event.jobId }),
         ...(event.token !== undefined && { token: event.token }),
         ...(event.error !== undefined && { detail: event.error }),
+        ...(event.pid !== undefined && { pid: event.pid }),
       };
     case 'extend':
     case 'ack':
@@ -49,6 +50,7 @@ export function workerHistoryEvent(
         job: event.jobId,
         token: event.token,
         ...(event.error !== undefined && { detail: event.error }),
+        ...(event.pid !== undefined && { pid: event.pid }),
       };
     case 'lost':
       return { ...base, job: event.jobId, token: event.token, detail: event.reason };

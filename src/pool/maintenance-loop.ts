@@ -10,6 +10,21 @@ import { ResilientConnection } from '../worker/connection.js';
 /** `application_name` of the sweep's connection: its writes are nobody's claim. */
 export const MAINTENANCE_APP = 'leaseproof-maintenance';
 
+/**
+ * One pass of the sweep, on the controller's clock (`Date.now()`, like the nemesis's records):
+ * when its timer was due, when it ran, when it ended. A pass runs in the controller's event
+ * loop, which a loaded machine (or a busy controller) runs late; the lateness is the harness's,
+ * and a history records it so that I8 does not blame the queue for a stall it made longer.
+ */
+export interface SweepPass {
+  /** When the pass was due: the previous pass's end (or the start) + `intervalMs`. */
+  scheduledAt: number;
+  /** When it started. */
+  startedAt: number;
+  /** When it ended. */
+  endedAt: number;
+}
+
 /** A running sweep; `stop` is idempotent and waits for a pass under way. */
 export class MaintenanceLoop {
   private timer: NodeJS.Timeout | undefined;
@@ -24,13 +39,18 @@ export class MaintenanceLoop {
     private readonly ctx: SetupContext,
     private readonly connection: ResilientConnection,
     readonly intervalMs: number,
+    private readonly onPass: (pass: SweepPass) => void,
   ) {}
 
-  /** Starts sweeping `database` every `maintenance.intervalMs(ctx.lease)`. */
+  /**
+   * Starts sweeping `database` every `maintenance.intervalMs(ctx.lease)`; `onPass` hears of
+   * each pass once it ended (a recorder's `recordSweep`).
+   */
   static start(
     database: RunDatabase,
     maintenance: QueueMaintenance,
     ctx: SetupContext,
+    onPass: (pass: SweepPass) => void = () => undefined,
   ): MaintenanceLoop {
     const intervalMs = maintenance.intervalMs(ctx.lease);
     if (!Number.isFinite(intervalMs) || intervalMs <= 0) {
@@ -43,7 +63,7 @@ export class MaintenanceLoop {
     // rows on a loaded machine is not a lost connection.
     const timeoutMs = Math.max(1_000, 2 * ctx.lease.durationMs);
     const connection = new ResilientConnection(database.url, MAINTENANCE_APP, timeoutMs);
-    const loop = new MaintenanceLoop(maintenance, ctx, connection, intervalMs);
+    const loop = new MaintenanceLoop(maintenance, ctx, connection, intervalMs, onPass);
     loop.schedule();
     return loop;
   }
@@ -71,14 +91,16 @@ export class MaintenanceLoop {
   // One pass at a time, the next `intervalMs` after the last one ended (a slow pass does not
   // pile passes up behind it, as a library's own `setTimeout` chain would not).
   private schedule(): void {
+    const scheduledAt = Date.now() + this.intervalMs;
     this.timer = setTimeout(() => {
-      this.pass = this.runPass().finally(() => {
+      this.pass = this.runPass(scheduledAt).finally(() => {
         if (this.stopping === undefined) this.schedule();
       });
     }, this.intervalMs);
   }
 
-  private async runPass(): Promise<void> {
+  private async runPass(scheduledAt: number): Promise<void> {
+    const startedAt = Date.now();
     this.passes += 1;
     try {
       await this.maintenance.run(this.connection, this.ctx);
@@ -86,5 +108,6 @@ export class MaintenanceLoop {
       this.failures += 1;
       this.lastError = error instanceof Error ? error.message : String(error);
     }
+    this.onPass({ scheduledAt, startedAt, endedAt: Date.now() });
   }
 }

@@ -188,7 +188,9 @@ export async function executeRun(
     let maintenance: MaintenanceLoop | undefined;
     try {
       if (adapter.maintenance !== undefined) {
-        maintenance = MaintenanceLoop.start(database, adapter.maintenance, setupCtx);
+        maintenance = MaintenanceLoop.start(database, adapter.maintenance, setupCtx, (pass) =>
+          recorder.recordSweep(pass),
+        );
       }
       ctx = {
         env,

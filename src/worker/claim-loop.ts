@@ -23,6 +23,12 @@ export interface ClaimLoopQueue {
   fail: (claim: Claim, error: string) => Promise<boolean>;
   /** True when the cursor committed; absent: the queue keeps no cursors. */
   checkpoint?: (claim: Claim, cursor: string) => Promise<boolean>;
+  /**
+   * The backend pid of the connection these calls run on, read when a call returns; absent
+   * where there is none (the simulation). Reported on each completion so a checker can find the
+   * call's writes in the audit by identity, not by time.
+   */
+  backendPid?: () => number | undefined;
 }
 
 /** What a claim loop runs on. */
@@ -94,6 +100,7 @@ export class ClaimLoop {
             jobId: claim.jobId,
             token: claim.token,
             attempt: claim.attempt,
+            ...this.pid(),
           });
         }
       } catch (error) {
@@ -128,6 +135,7 @@ export class ClaimLoop {
         at: monotonicNow(),
         jobId,
         token,
+        ...this.pid(),
       });
       return ok;
     } catch (error) {
@@ -139,10 +147,16 @@ export class ClaimLoop {
         jobId,
         token,
         error: messageOf(error),
+        ...this.pid(),
       });
       // Unknown: the handler goes on, and the next checkpoint or the ack will tell.
       return true;
     }
+  }
+
+  private pid(): { pid?: number } {
+    const pid = this.options.queue.backendPid?.();
+    return pid === undefined ? {} : { pid };
   }
 
   private async work(claim: Claim, claimedAtAbs: number): Promise<void> {

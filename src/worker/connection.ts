@@ -19,6 +19,8 @@ export class StatementTimeoutError extends Error {
 export class ResilientConnection implements SqlClient {
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client> | undefined;
+  private readonly pids = new WeakMap<pg.Client, number>();
+  private lastPid: number | undefined;
 
   constructor(
     private readonly url: string,
@@ -37,6 +39,7 @@ export class ResilientConnection implements SqlClient {
     params?: unknown[],
   ): Promise<{ rows: R[]; rowCount: number | null }> {
     const client = await this.connected();
+    this.lastPid = this.pids.get(client);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new StatementTimeoutError(this.timeoutMs)), this.timeoutMs);
@@ -49,6 +52,16 @@ export class ResilientConnection implements SqlClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The server-side pid (`pg_backend_pid()`) of the connection the last statement was sent on,
+   * or undefined before the first. Read after a call, it names the connection the call's last
+   * statement ran on — the one whose audit rows are that call's writes. Through Toxiproxy it is
+   * still the server's backend, which is what the audit trigger sees.
+   */
+  get backendPid(): number | undefined {
+    return this.lastPid;
   }
 
   /** Closes the connection; the next query reconnects. */
@@ -73,6 +86,7 @@ export class ResilientConnection implements SqlClient {
       client.on('end', () => this.discard(client));
       try {
         await client.connect();
+        this.pids.set(client, await backendPidOf(client));
       } catch (error) {
         this.discard(client);
         throw error;
@@ -92,4 +106,17 @@ export class ResilientConnection implements SqlClient {
       client as unknown as { connection?: { stream?: { destroy(): void } } }
     ).connection?.stream?.destroy();
   }
+}
+
+/**
+ * The backend pid, once per connection. The server sends it in the startup handshake
+ * (BackendKeyData, the same number `pg_backend_pid()` returns), which node-postgres keeps as
+ * `processID`: no extra round trip on every reconnect of a loaded machine. The query is the
+ * fallback for a client that did not keep it.
+ */
+async function backendPidOf(client: pg.Client): Promise<number> {
+  const kept = (client as unknown as { processID?: unknown }).processID;
+  if (typeof kept === 'number' && kept > 0) return kept;
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return Number(rows[0]?.pid);
 }

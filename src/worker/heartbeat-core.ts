@@ -40,6 +40,8 @@ export class HeartbeatCore {
      * silently, as `stop()` would have.
      */
     private readonly current: () => boolean = () => true,
+    /** The backend pid of the heartbeat's connection, reported on each extension's answer. */
+    private readonly backendPid: () => number | undefined = () => undefined,
   ) {
     this.heldUntil = claimedAt + lease.durationMs;
     this.armDeadline();
@@ -73,6 +75,7 @@ export class HeartbeatCore {
         at: monotonicNow(),
         jobId,
         token,
+        ...this.pid(),
       });
       if (!held) this.declareLost('extension returned lost (0 rows)');
       else if (!this.lost) {
@@ -89,11 +92,17 @@ export class HeartbeatCore {
         jobId,
         token,
         error: message,
+        ...this.pid(),
       });
       this.checkDeadline();
     } finally {
       this.inFlight = false;
     }
+  }
+
+  private pid(): { pid?: number } {
+    const pid = this.backendPid();
+    return pid === undefined ? {} : { pid };
   }
 
   private armDeadline(): void {

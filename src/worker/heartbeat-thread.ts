@@ -59,6 +59,7 @@ port.on('message', (message: ToHeartbeatThread) => {
         message.claimedAtAbs - performance.timeOrigin,
         // The main thread stops a claim by bumping the counter, without a message.
         () => Atomics.load(generation, 0) === message.generation,
+        () => connection.backendPid,
       );
       break;
     }

@@ -80,6 +80,8 @@ export class EventLoopHeartbeat implements Heartbeat {
       (event) => this.sink.emit(event),
       (reason) => this.sink.lost(claim.token, reason),
       claimedAtAbs - performance.timeOrigin,
+      () => true,
+      () => this.connection.backendPid,
     );
   }
 

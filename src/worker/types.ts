@@ -90,6 +90,8 @@ export type WorkerEvent =
       token?: string;
       attempt?: number;
       error?: string;
+      /** Backend pid of the connection the claim ran on (see `ResilientConnection.backendPid`). */
+      pid?: number;
     }
   | {
       kind: 'extend' | 'ack' | 'fail' | 'checkpoint';
@@ -99,6 +101,8 @@ export type WorkerEvent =
       jobId: string;
       token: string;
       error?: string;
+      /** On a complete: the backend pid of the connection the call ran on. */
+      pid?: number;
     }
   | { kind: 'lost'; at: number; jobId: string; token: string; reason: string }
   | { kind: 'abort'; at: number; jobId: string; token: string; unit: number }

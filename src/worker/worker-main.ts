@@ -113,6 +113,7 @@ const loop = new ClaimLoop({
       checkpoint: (claim: Claim, cursor: string) =>
         bounded('checkpoint', checkpoint(queueConnection, claim, cursor, ctx)),
     }),
+    backendPid: () => queueConnection.backendPid,
   },
   heartbeat,
   watchdog: behaviour.watchdog,

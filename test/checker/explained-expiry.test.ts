@@ -54,6 +54,40 @@ describe('explained-expiry (I9)', () => {
     expect(result.evidence[0]?.faults.map((f) => `${f.fault}@${f.target}`)).toEqual(['stall@w1']);
   });
 
+  it('names a stall on the holder during the expiry and why it does not explain it', () => {
+    const result = check(explainedExpiry, expiryUnderStall(), { strictCauses: true });
+    expect(result.evidence[0]?.message).toBe(
+      'claim 1 of w1 expired at +200ms with no fault that can cost a lease on w1 or the database ' +
+        'since its grant at +0.05ms; the stall on w1 (f1) from +10ms to +300ms does not explain ' +
+        'it: the heartbeat extends the lease on its own thread and connection, so a blocked ' +
+        'event loop must not cost a lease',
+    );
+    expect(result.evidence[0]?.message).not.toMatch(/no fault on w1/);
+  });
+
+  it("does not judge an expiry under a stall when the holder's heartbeat thread was starved", () => {
+    // The stall's busy loop takes one CPU of two; the heartbeat thread waited 150 ms for the
+    // other: the machine's load, not the stall (which blocks only the main thread).
+    const starved = (thread: 'main' | 'heartbeat') => {
+      const history = expiryUnderStall();
+      history.events.push({
+        type: 'worker',
+        t: history.header.startedAt + 190,
+        worker: 'w1',
+        kind: 'starved',
+        thread,
+        ms: 150,
+      });
+      history.events.sort((a, b) => (a.type === 'end' ? 1 : b.type === 'end' ? -1 : a.t - b.t));
+      return history;
+    };
+    const heartbeat = check(explainedExpiry, starved('heartbeat'), { strictCauses: true });
+    expect(heartbeat.valid).toBe('unknown');
+    expect(heartbeat.why).toMatch(/harness starved: worker w1's heartbeat thread ran 150 ms late/);
+    // The main thread's starvation during a stall is the stall's own doing: still judged.
+    expect(check(explainedExpiry, starved('main'), { strictCauses: true }).valid).toBe('invalid');
+  });
+
   it('passes expiries explained by a pause or a crash', () => {
     const paused = check(explainedExpiry, cleanRecoveryAfterPause(), { strictCauses: true });
     expect(paused.valid).toBe('valid');

@@ -13,6 +13,7 @@ import {
   unmovedExtension,
 } from './fixtures/stale-writes.js';
 import { check } from './support.js';
+import { laggingWorkerExtensions, withoutPids } from './fixtures/call-identity.js';
 import { HistoryBuilder, T0 } from './fixtures/history-builder.js';
 import type { History } from '../../src/history/types.js';
 
@@ -149,5 +150,28 @@ describe('the time a write is judged at (fenceT)', () => {
 
   it('judges by the statement when both times agree, as before', () => {
     expect(check(noStaleAck, extendedAt(0)).valid).toBe('invalid');
+  });
+});
+
+describe('lease-honored (I6) matches an extension to its writes by the connection, not the clock', () => {
+  it('passes extensions whose writes lie outside ±ε of the lagging worker’s calls but carry their backend', () => {
+    const result = check(leaseHonored, laggingWorkerExtensions());
+    expect(result.valid).toBe('valid');
+    expect(result.counts).toMatchObject({ workerExtensions: 2, unmovedExtensions: 0 });
+  });
+
+  it('still flags an extension reported ok with no write from its backend', () => {
+    const result = check(leaseHonored, laggingWorkerExtensions(false));
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ workerExtensions: 2, unmovedExtensions: 1 });
+    expect(result.evidence[0]?.message).toBe(
+      'extension by w1 at +108ms reported success but no write committed',
+    );
+  });
+
+  it('falls back to the time window without pids — where the lag is the false alarm it was', () => {
+    const result = check(leaseHonored, withoutPids(laggingWorkerExtensions()));
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ unmovedExtensions: 2 });
   });
 });

@@ -9,6 +9,7 @@ import {
 } from './fixtures/anomalies.js';
 import { HistoryBuilder, T0 } from './fixtures/history-builder.js';
 import { check } from './support.js';
+import { lateSweep, onTimeSweepSameStall, partlyLateSweep } from './fixtures/sweep.js';
 
 describe('timely-recovery (I8)', () => {
   it('flags a re-claim long after expiry while a worker was free', () => {
@@ -103,5 +104,34 @@ describe('timely-recovery (I8)', () => {
     const result = check(timelyRecovery, b.build());
     expect(result.valid).toBe('unknown');
     expect(result.why).toMatch(/not re-claimed before the history was cut/);
+  });
+});
+
+describe('timely-recovery (I8) and a harness-run sweep', () => {
+  it('does not blame the queue for the wait a late sweep pass made', () => {
+    const result = check(timelyRecovery, lateSweep());
+    expect(result.valid).toBe('valid');
+    expect(result.counts).toMatchObject({ expired: 1, sweepWait: 1, sweepLate: 1, slow: 0 });
+  });
+
+  it('flags the same stall when the sweep ran on time (a pass that left the expired job held)', () => {
+    const result = check(timelyRecovery, onTimeSweepSameStall());
+    expect(result.valid).toBe('invalid');
+    expect(result.evidence[0]?.message).toMatch(/w2 was free from \+216ms to \+345ms/);
+  });
+
+  it('is unknown when a later pass ran late for at least half of the excess', () => {
+    const result = check(timelyRecovery, partlyLateSweep());
+    expect(result.valid).toBe('unknown');
+    expect(result.why).toMatch(
+      /^harness starved: the sweep ran 107 ms late at \+420ms, which accounts for/,
+    );
+  });
+
+  it('judges an older history without recorded passes by the stated interval', () => {
+    const history = onTimeSweepSameStall();
+    history.events = history.events.filter((e) => !(e.type === 'worker' && e.kind === 'sweep'));
+    // Expiry +200, + 100 ms interval + ε': judged from +305.5, and w2 waited until +345.
+    expect(check(timelyRecovery, history).valid).toBe('invalid');
   });
 });
