@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { isAlive, processState, type ProcessRecord } from '../../src/env/process-registry.js';
 import type { VerdictFile } from '../../src/report/verdict-types.js';
@@ -70,7 +71,14 @@ async function midFault(
       }
     });
   });
-  const started = descendantsOf(child.pid!);
+  // A SIGSTOP takes effect when its target next runs: on a loaded machine the paused worker
+  // can still read `R` for a moment after the controller reported the pause.
+  const deadline = Date.now() + 5_000;
+  let started = descendantsOf(child.pid!);
+  while (!workersOf(started).some((w) => processState(w.pid) === 'T') && Date.now() < deadline) {
+    await sleep(50);
+    started = descendantsOf(child.pid!);
+  }
   return { child, done, started };
 }
 
