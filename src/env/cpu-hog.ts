@@ -43,7 +43,9 @@ export class StartedCpuHog implements AsyncDisposable {
     const hog = new StartedCpuHog(children, records);
     try {
       for (let i = 0; i < count; i += 1) {
-        const child = spawn(process.execPath, ['-e', SCRIPT], { stdio: 'ignore' });
+        // Detached like every process leaseproof starts: a Ctrl-C reaches leaseproof alone,
+        // which stops what it started in order (the hog has its handle, so it is awaited).
+        const child = spawn(process.execPath, ['-e', SCRIPT], { stdio: 'ignore', detached: true });
         if (child.pid === undefined) throw new Error('could not start a CPU hog process');
         children.push(child);
         guardChild(child.pid, 'SIGKILL');

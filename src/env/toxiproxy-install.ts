@@ -105,6 +105,8 @@ async function runGo(go: string, args: string[], env: NodeJS.ProcessEnv): Promis
       `(\`docker compose up -d\`, then --env external) or --env containers.`,
   );
   await new Promise<void>((resolvePromise, reject) => {
+    // Not detached, unlike the servers: a build is waited for, not stopped in order, so a
+    // Ctrl-C in the terminal should stop it together with leaseproof.
     const child = spawn(go, args, { env, stdio: ['ignore', 'inherit', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {

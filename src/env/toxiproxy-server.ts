@@ -38,6 +38,9 @@ export class StartedToxiproxyServer implements AsyncDisposable {
     const port = await freePort();
     const child = spawn(binary.path, ['-host', '127.0.0.1', '-port', String(port)], {
       stdio: ['ignore', 'ignore', 'pipe'],
+      // A session of its own: a Ctrl-C signals the terminal's whole foreground process group,
+      // and the proxies must outlive it until leaseproof has healed them and stopped the run.
+      detached: true,
     });
     const pid = child.pid;
     if (pid === undefined) {

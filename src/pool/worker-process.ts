@@ -95,6 +95,10 @@ export class StartedWorker extends EventEmitter<{
       execArgv,
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       serialization: 'advanced',
+      // A session of its own: a Ctrl-C in the terminal signals the whole foreground process
+      // group, and SIGINT would kill a worker mid-job under the controller's orderly stop
+      // (SIGTERM: finish the job). It still exits when the controller goes (IPC 'disconnect').
+      detached: true,
     });
     const pid = child.pid;
     if (pid === undefined)

@@ -1,15 +1,18 @@
 // Ctrl-C (SIGINT), SIGTERM and SIGKILL of a controller in the middle of its faults — a worker
 // SIGSTOPped, another's proxy disabled — against the process table: nothing it started may
 // survive (for SIGKILL, past the next command), no worker may stay stopped, and an interrupted
-// run's history and report are written and marked incomplete.
+// run's history and report are written and marked incomplete. Ctrl-C is sent both ways: to the
+// controller's pid, and to its whole process group, as a terminal sends it.
+import { existsSync } from 'node:fs';
 import { readFile, readdir, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { isAlive, processState } from '../../src/env/process-registry.js';
+import { isAlive, processState, type ProcessRecord } from '../../src/env/process-registry.js';
 import type { VerdictFile } from '../../src/report/verdict-types.js';
-import { descendantsOf, waitGone, type ProcessInfo } from '../support/processes.js';
-import { finished, spawnCli } from '../support/run-node.js';
+import { descendantsOf, processTable, waitGone, type ProcessInfo } from '../support/processes.js';
+import { finished, spawnCli, type SpawnOptions } from '../support/run-node.js';
 
 const SCENARIO = `
 name: interrupted-mid-fault
@@ -37,12 +40,25 @@ async function setup() {
     TOXIPROXY_URL: '',
     LEASEPROOF_ENV: '',
   };
-  return { dir, file, env, out: join(dir, 'reports') };
+  return { dir, file, env, out: join(dir, 'reports'), records: join(dir, 'state', 'processes') };
+}
+
+/** The process records in a state folder's `processes` folder. */
+async function recordsIn(folder: string): Promise<ProcessRecord[]> {
+  const names = await readdir(folder).catch(() => [] as string[]);
+  return Promise.all(
+    names.map(async (n) => JSON.parse(await readFile(join(folder, n), 'utf8')) as ProcessRecord),
+  );
 }
 
 /** Starts `run`, waits until both faults are in force, returns the child and what it started. */
-async function midFault(file: string, out: string, env: NodeJS.ProcessEnv) {
-  const child = spawnCli(['run', file, '--queue', 'reference', '--out', out], env);
+async function midFault(
+  file: string,
+  out: string,
+  env: NodeJS.ProcessEnv,
+  options: SpawnOptions = {},
+) {
+  const child = spawnCli(['run', file, '--queue', 'reference', '--out', out], env, options);
   const done = finished(child);
   await new Promise<void>((resolve, reject) => {
     let seen = '';
@@ -55,7 +71,14 @@ async function midFault(file: string, out: string, env: NodeJS.ProcessEnv) {
       }
     });
   });
-  const started = descendantsOf(child.pid!);
+  // A SIGSTOP takes effect when its target next runs: on a loaded machine the paused worker
+  // can still read `R` for a moment after the controller reported the pause.
+  const deadline = Date.now() + 5_000;
+  let started = descendantsOf(child.pid!);
+  while (!workersOf(started).some((w) => processState(w.pid) === 'T') && Date.now() < deadline) {
+    await sleep(50);
+    started = descendantsOf(child.pid!);
+  }
   return { child, done, started };
 }
 
@@ -71,21 +94,57 @@ async function writtenReport(out: string): Promise<{ dir: string; verdict: Verdi
   return { dir, verdict };
 }
 
-async function interruptWith(signal: 'SIGINT' | 'SIGTERM', code: number): Promise<void> {
-  const { file, env, out } = await setup();
-  const { child, done, started } = await midFault(file, out, env);
+/**
+ * Signals a controller mid-fault and checks that it stopped everything and wrote a cut report.
+ * `to: 'group'` starts it as a process group leader and signals the whole group, as a terminal
+ * does on Ctrl-C; what it started must be outside that group, so only it hears the signal.
+ */
+async function interruptWith(
+  signal: 'SIGINT' | 'SIGTERM',
+  code: number,
+  to: 'pid' | 'group' = 'pid',
+): Promise<void> {
+  const { file, env, out, records } = await setup();
+  const { child, done, started } = await midFault(file, out, env, { group: to === 'group' });
   const workers = workersOf(started);
   expect(workers).toHaveLength(3);
   // The pause is real: one worker is SIGSTOPped right now.
   expect(workers.map((w) => processState(w.pid))).toContain('T');
   expect(started.some((p) => /postgres -D/.test(p.command))).toBe(true);
   expect(started.some((p) => /toxiproxy-server/.test(p.command))).toBe(true);
+  const recorded = await recordsIn(records);
+  expect(recorded.map((r) => r.kind).sort()).toEqual([
+    'postgres',
+    'toxiproxy',
+    'worker',
+    'worker',
+    'worker',
+  ]);
 
-  child.kill(signal);
+  if (to === 'group') {
+    // tsx's esbuild service is in the group (this test runs the CLI from source): tsx's, not
+    // leaseproof's, and done with its work once the run is under way.
+    const inGroup = started.filter(
+      (p) => p.pgid === child.pid && !/esbuild --service/.test(p.command),
+    );
+    expect(inGroup).toEqual([]);
+    process.kill(-child.pid!, signal);
+  } else {
+    child.kill(signal);
+  }
   const result = await done;
   expect(result.code).toBe(code);
   expect(result.stderr).toContain(`interrupted by ${signal}: report written to`);
   await waitGone(started.map((p) => p.pid));
+  // Stopped by the controller itself, not left for the next command to reap: no record, no
+  // server on the run's data directory, nothing stopped.
+  expect(await recordsIn(records)).toEqual([]);
+  const dataDir = recorded.find((r) => r.kind === 'postgres')!.removeDir!;
+  expect(existsSync(dataDir)).toBe(false);
+  const left = processTable().filter(
+    (p) => p.state !== 'Z' && (p.command.includes(dataDir) || started.some((s) => s.pid === p.pid)),
+  );
+  expect(left).toEqual([]);
 
   const { dir, verdict } = await writtenReport(out);
   expect(verdict.interrupted).toBe(signal);
@@ -106,6 +165,10 @@ async function interruptWith(signal: 'SIGINT' | 'SIGTERM', code: number): Promis
 describe('an interrupted run', () => {
   it('on SIGINT mid-fault stops everything, continues the paused worker, writes a cut history, exits 130', async () => {
     await interruptWith('SIGINT', 130);
+  }, 150_000);
+
+  it('on Ctrl-C from a terminal (SIGINT to its whole process group) does the same: what it started is outside the group', async () => {
+    await interruptWith('SIGINT', 130, 'group');
   }, 150_000);
 
   it('on SIGTERM does the same and exits 143', async () => {

@@ -6,6 +6,7 @@ import type { StartedEnvironment } from '../../src/env/types.js';
 import { createFault } from '../../src/nemesis/create-fault.js';
 import { waitForDrain } from '../../src/pool/queue-database.js';
 import { connect, within } from '../support/pg.js';
+import { processTable } from '../support/processes.js';
 import { startQueueRun, units } from '../support/queue-run.js';
 import { nemesisContext } from './support.js';
 
@@ -78,6 +79,8 @@ describe('db-restart, mode restart', () => {
     expect(after[0]).not.toBe(before);
     expect(isAlive(before!)).toBe(false);
     expect(isAlive(after[0]!)).toBe(true);
+    // Out of the test's process group like the first one: a Ctrl-C must not reach it.
+    expect(processTable().find((p) => p.pid === after[0])?.pgid).toBe(after[0]);
     // The fault's window is the outage: at least `for`, start-up included.
     expect(records.map((r) => `${r.phase} ${r.fault} ${r.target}`)).toEqual([
       'start db-restart db',

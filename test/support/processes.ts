@@ -6,6 +6,8 @@ import { isAlive } from '../../src/env/process-registry.js';
 export interface ProcessInfo {
   pid: number;
   ppid: number;
+  /** Its process group: what a terminal's Ctrl-C signals as a whole. */
+  pgid: number;
   state: string;
   command: string;
 }
@@ -19,7 +21,13 @@ export function processTable(): ProcessInfo[] {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const command = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-      table.push({ pid: Number(name), state: after[0] ?? '?', ppid: Number(after[1]), command });
+      table.push({
+        pid: Number(name),
+        state: after[0] ?? '?',
+        ppid: Number(after[1]),
+        pgid: Number(after[2]),
+        command,
+      });
     } catch {
       // Exited while we read.
     }

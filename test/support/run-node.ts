@@ -4,18 +4,33 @@ import { fileURLToPath } from 'node:url';
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** How to start a process: `group` makes it a process group leader, as a shell's job is. */
+export interface SpawnOptions {
+  group?: boolean;
+}
+
 /** Starts a TypeScript file of this repository as a real Node process (through tsx). */
-export function spawnTs(file: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+export function spawnTs(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: SpawnOptions = {},
+): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', file, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.group ?? false,
   });
 }
 
 /** Starts the CLI from source: `leaseproof <args>`. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawnTs('src/cli/bin.ts', args, env);
+export function spawnCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: SpawnOptions = {},
+): ChildProcess {
+  return spawnTs('src/cli/bin.ts', args, env, options);
 }
 
 /** What a finished process said and how it ended. */
