@@ -45,6 +45,7 @@ export async function benchExplore(): Promise<void> {
       runs: reference.runsDone,
       elapsedMs: reference.elapsedMs,
       falseAlarm: reference.failed,
+      unconfirmed: reference.unconfirmed.length,
       ...(reference.failed && { violated: reference.violated, file: reference.file }),
     });
   }

@@ -43,7 +43,8 @@ export class LeasePropertyError extends Error {
 /**
  * Explores fault schedules against `queue` (5 runs, seed 1 and a 2-minute budget by default);
  * resolves with the result when no invariant is violated, rejects with a `LeasePropertyError`
- * (violations, counterexample file, replay command) when one is.
+ * (violations, counterexample file, replay command) when one is. A failure that reproduced on
+ * none of its replays does not reject: it is in the result's `unconfirmed`, with its report.
  */
 export async function leaseProperty(options: LeasePropertyOptions): Promise<ExploreResult> {
   const result = await explore({ runs: 5, seed: 1, budgetMs: 120_000, ...options });
@@ -52,4 +53,10 @@ export async function leaseProperty(options: LeasePropertyOptions): Promise<Expl
 }
 
 export { explore } from './explore/explore.js';
-export type { ExploreOptions, ExploreProgress, ExploreResult } from './explore/types.js';
+export type {
+  ExploreOptions,
+  ExploreProgress,
+  ExploreResult,
+  ExploreRun,
+  UnconfirmedFailure,
+} from './explore/types.js';

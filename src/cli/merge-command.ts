@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { relative } from 'node:path';
 import { mergeRuns } from '../report/merge-runs.js';
+import { expectationsExitCode, expectationsLine } from '../report/expectations.js';
 import { formatOutcomeTable, verdictRow } from './outcome-table.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
@@ -10,7 +11,8 @@ export function mergeCommand(): Command {
   return new Command('merge')
     .description(
       'merge the run folders of `suite --shard i/n` shards (or folders holding them) into one ' +
-        'report and index; exit 0 valid, 1 invalid, 2 unknown, a missing shard or an error',
+        'report and index; exit 0 valid, 1 invalid, 2 unknown, a missing shard or an error ' +
+        "(runs given --expect: 0 when the merged run meets them, 1 when not, as `run`'s)",
     )
     .argument('<dirs...>', 'run folders, or folders to search for them')
     .option('--out <dir>', 'reports folder the merged run is written into', 'reports/merged')
@@ -29,6 +31,9 @@ export function mergeCommand(): Command {
             runId: merged.verdict.runId,
             dir: merged.dir,
             verdict: merged.verdict.verdict,
+            ...(merged.verdict.expectations !== undefined && {
+              expectations: merged.verdict.expectations,
+            }),
             outcomes: merged.verdict.scenarios.map((s) => ({
               scenario: s.name,
               queue: s.queue,
@@ -42,8 +47,13 @@ export function mergeCommand(): Command {
         console.log(`\nreport: ${shown(merged.dir)}`);
         console.log(`index:  ${shown(merged.index)}`);
       }
-      const verdict = merged.verdict.verdict;
-      process.exitCode =
-        verdict === 'invalid' ? 1 : verdict === 'unknown' || merged.verdict.interrupted ? 2 : 0;
+      const { verdict, expectations, interrupted } = merged.verdict;
+      // Shards run with --expect merge as the run would have ended: by its expectations.
+      if (expectations !== undefined) {
+        say(expectationsLine(expectations));
+        process.exitCode = expectationsExitCode(expectations);
+        return;
+      }
+      process.exitCode = verdict === 'invalid' ? 1 : verdict === 'unknown' || interrupted ? 2 : 0;
     });
 }

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { CHECKER_NAMES } from '../checker/index.js';
 import { queueNames } from '../queue/registry.js';
 import type { FaultKind } from '../history/types.js';
@@ -9,6 +9,10 @@ import { runScenarios, scenarioFiles, type RunScenariosResult } from './run-scen
 import { formatOutcomeTable } from './outcome-table.js';
 import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
 import { parseShard } from '../scale-out/shard.js';
+import { addExpectations } from '../report/add-expectations.js';
+import { expectationsExitCode, expectationsLine } from '../report/expectations.js';
+import { updateReportIndex } from '../report/report-index.js';
+import type { ExpectedVerdict, VerdictExpectations } from '../report/verdict-types.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -78,6 +82,8 @@ async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
       throw new ConfigError(`--seed must be an integer; got "${flags.seed}"`);
   }
   const epsilonMs = flags.epsilon === undefined ? undefined : parseEpsilon(flags.epsilon);
+  // Parsed before anything runs: a typo in --expect is not found after a whole suite.
+  const expected = (flags.expect ?? []).map(parseExpectation);
   const result = await runScenarios({
     files,
     epsilonMs,
@@ -91,9 +97,15 @@ async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
     parallelIsDefault: flags.parallel === undefined,
     ...(flags.shard !== undefined && { shard: parseShard(flags.shard) }),
   });
-  printResult(result, flags.json === true);
-  if (flags.expect !== undefined && flags.expect.length > 0) {
-    process.exitCode = meetsExpectations(result, flags.expect) ? 0 : 1;
+  // The runner has written the report; the expectations are judged into it, and the exit code
+  // follows what the report says.
+  const expectations =
+    expected.length > 0 ? await addExpectations(result.dir, expected) : undefined;
+  if (expectations !== undefined) await updateReportIndex(resolve(flags.out));
+  printResult(result, flags.json === true, expectations);
+  if (expectations !== undefined) {
+    say(expectationsLine(expectations));
+    process.exitCode = expectationsExitCode(expectations);
     return;
   }
   const verdicts = result.outcomes.map((o) => o.result.valid);
@@ -126,29 +138,19 @@ function parseDurationOrNaN(text: string): number {
  * `--expect reference=valid --expect unconditional-ack=invalid`: a run that proves the harness
  * can tell (the demo; a user's CI that keeps a known-bad queue around as a canary).
  */
-function meetsExpectations(result: RunScenariosResult, expectations: string[]): boolean {
-  let ok = true;
-  for (const expectation of expectations) {
-    const [queue, verdict] = expectation.split('=');
-    if (!queue || (verdict !== 'valid' && verdict !== 'invalid')) {
-      throw new ConfigError(`--expect takes queue=valid or queue=invalid; got "${expectation}"`);
-    }
-    const verdicts = result.outcomes.filter((o) => o.queue === queue).map((o) => o.result.valid);
-    const overall = verdicts.includes('invalid')
-      ? 'invalid'
-      : verdicts.includes('unknown')
-        ? 'unknown'
-        : 'valid';
-    const met = verdicts.length > 0 && overall === verdict;
-    say(
-      `expected ${queue} to be ${verdict}: ${met ? 'yes' : `no (${verdicts.length === 0 ? 'not run' : overall})`}`,
-    );
-    ok &&= met;
+function parseExpectation(text: string): ExpectedVerdict {
+  const [queue, verdict, extra] = text.split('=');
+  if (!queue || (verdict !== 'valid' && verdict !== 'invalid') || extra !== undefined) {
+    throw new ConfigError(`--expect takes queue=valid or queue=invalid; got "${text}"`);
   }
-  return ok;
+  return { queue, verdict };
 }
 
-function printResult(result: RunScenariosResult, json: boolean): void {
+function printResult(
+  result: RunScenariosResult,
+  json: boolean,
+  expectations: VerdictExpectations | undefined,
+): void {
   if (json) {
     console.log(
       JSON.stringify({
@@ -160,6 +162,7 @@ function printResult(result: RunScenariosResult, json: boolean): void {
           verdict: o.result.valid,
           checkers: Object.fromEntries(o.result.results.map((r) => [r.checker, r.valid])),
         })),
+        ...(expectations !== undefined && { expectations }),
       }),
     );
     return;

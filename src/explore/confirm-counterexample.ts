@@ -5,13 +5,11 @@
  * replays prove little. So a stretched form is replayed first — the same faults at the same
  * times, held for two leases, and at least one job per worker — and written if it reproduced on
  * every replay; else the minimal schedule is tried; else the one that reproduced most often.
+ * One that reproduced on none is unconfirmed: explore keeps it as evidence and searches on.
  */
-import { checkHistory } from '../checker/index.js';
-import type { StartedEnvironment } from '../env/types.js';
-import { executeRun } from '../scenario/execute-run.js';
-import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import type { DrawnFault, ExploredScenario } from './explored-scenario.js';
 import { toScenario } from './scenario-document.js';
+import type { ExploreRun } from './types.js';
 
 /** The schedule to write and how often it reproduced. */
 export interface ConfirmedCounterexample {
@@ -23,6 +21,17 @@ export interface ConfirmedCounterexample {
   replays: number;
   /** Whether the faults were stretched to two leases (and the jobs to one per worker). */
   stretched: boolean;
+}
+
+/**
+ * Whether a failure is reported as a counterexample. One reproducing replay is enough: each is
+ * a fresh real run judged on the database's own audit, so a violation seen twice (the search's
+ * run and a replay) is flaky but real, and the file says how often. None of three is not: the
+ * failure was then most likely the machine (a sweep or a worker starved under load), not the
+ * schedule.
+ */
+export function isConfirmed(confirmed: ConfirmedCounterexample): boolean {
+  return confirmed.reproduced > 0;
 }
 
 const STRETCH_PERMILLE = 2_000;
@@ -49,7 +58,7 @@ function stretch(fault: DrawnFault): DrawnFault {
  * reproduced most often (the stretched one on a tie).
  */
 export async function confirmCounterexample(
-  env: StartedEnvironment,
+  run: ExploreRun,
   queue: string,
   minimal: ExploredScenario,
   violated: string[],
@@ -73,8 +82,7 @@ export async function confirmCounterexample(
     // Every replay is run, not stopped at the first miss: the count is what the file reports.
     for (let i = 0; i < replays; i += 1) {
       const loaded = toScenario(scenario, { name: 'confirm', seed: 0, description: '' });
-      const { history } = await executeRun(env, scenarioToRunPlan(loaded, { queue }));
-      const result = checkHistory(history, { strictCauses: true });
+      const { result } = await run(loaded, queue);
       if (result.results.some((r) => r.valid === 'invalid' && violated.includes(r.checker))) {
         reproduced += 1;
       }

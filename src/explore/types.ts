@@ -1,7 +1,36 @@
 /** The contract of `explore`: its options, its progress reports and its result. */
 import type { StartedEnvironment } from '../env/types.js';
+import type { ScenarioRun } from '../report/types.js';
+import type { Scenario } from '../scenario/scenario-types.js';
 import type { ExploredScenario } from './explored-scenario.js';
 import type { Shard } from '../scale-out/shard.js';
+
+/**
+ * Runs one scenario against `queue` and judges it with strict causes: the one place explore
+ * touches real servers (see `realRun`), and the seam a test replaces to drive the search's
+ * decisions without them.
+ */
+export type ExploreRun = (scenario: Scenario, queue: string) => Promise<ScenarioRun>;
+
+/**
+ * A failure that did not reproduce on any confirming replay: kept as evidence, never reported
+ * as a counterexample (twice such a failure was the queue's own background sweep running late
+ * on a loaded machine). Its files are under `<outDir>/unconfirmed/`.
+ */
+export interface UnconfirmedFailure {
+  /** The shrunk schedule, as a scenario file that `leaseproof run` replays. */
+  file: string;
+  /** The first failing run's report folder (history, timeline, verdict), beside `file`. */
+  firstFailureReport: string;
+  /** Checkers the first failing run of the shrunk schedule violated. */
+  violated: string[];
+  /** Confirming replays run (none reproduced). */
+  replays: number;
+  /** The seed of the search that failed. */
+  laneSeed: number;
+  /** fast-check's path to the shrunk schedule. */
+  counterexamplePath: string;
+}
 
 /** Where an exploration is. */
 export interface ExploreProgress {
@@ -15,6 +44,8 @@ export interface ExploreProgress {
   shrinks: number;
   /** Milliseconds since the exploration started. */
   elapsedMs: number;
+  /** Failures that did not reproduce on their confirming replays; the search went on. */
+  unconfirmed: number;
   /** The last run's verdict and the checkers it violated, if any. */
   last?: { valid: 'valid' | 'invalid' | 'unknown'; violated: string[]; durationMs: number };
 }
@@ -31,10 +62,14 @@ export interface ExploreOptions {
   budgetMs: number;
   /** A started environment to reuse; absent: one is selected, started and stopped. */
   env?: StartedEnvironment;
+  /** How a scenario is run and judged (default: for real in `env`; given: no environment is started). */
+  run?: ExploreRun;
   /** Where counterexamples are written (default `reports/counterexamples`). */
   outDir?: string;
   /** Called after every run. */
   onProgress?: (progress: ExploreProgress) => void;
+  /** Called when a failure did not reproduce on its replays, before the search goes on. */
+  onUnconfirmed?: (failure: UnconfirmedFailure) => void;
   /** Environment log lines (default: none). */
   log?: (line: string) => void;
   /**
@@ -57,6 +92,8 @@ export type ExploreResult =
       interrupted: boolean;
       /** Wall time, ms. */
       elapsedMs: number;
+      /** Failures that did not reproduce on their replays: evidence, not a counterexample. */
+      unconfirmed: UnconfirmedFailure[];
     }
   | {
       failed: true;
@@ -72,7 +109,7 @@ export type ExploreResult =
       shrinks: number;
       /** Runs done, search and shrink. */
       runsDone: number;
-      /** Wall time to the first failure, ms. */
+      /** Wall time to the first failure of the schedule written to `file`, ms. */
       firstFailureMs: number;
       /** Wall time, ms. */
       elapsedMs: number;
@@ -80,7 +117,10 @@ export type ExploreResult =
       scenario: ExploredScenario;
       /** The minimal counterexample fast-check shrank to. */
       minimal: ExploredScenario;
-      /** Confirming replays of `scenario` that violated one of `violated`, out of `replays`. */
+      /**
+       * Confirming replays of `scenario` that violated one of `violated`, out of `replays`: at
+       * least one (a schedule that reproduced on none is in `unconfirmed` instead).
+       */
       reproduced: number;
       /** Confirming replays run. */
       replays: number;
@@ -88,4 +128,6 @@ export type ExploreResult =
       counterexamplePath: string;
       /** The seed of the search that failed (the given seed, unless parallel or sharded). */
       laneSeed: number;
+      /** Failures before it that did not reproduce on their replays. */
+      unconfirmed: UnconfirmedFailure[];
     };

@@ -16,6 +16,8 @@ export interface CounterexampleOrigin {
   violated: string[];
   /** How it was confirmed. */
   note?: string;
+  /** It reproduced on none of its replays: the file says so first. */
+  unconfirmed?: boolean;
 }
 
 /** `reference`, `./adapters/my-queue.ts` → a name fit for a file and a scenario. */
@@ -47,8 +49,12 @@ export async function writeCounterexample(
       name,
       seed: origin.seed,
       description:
-        `Minimal counterexample found by leaseproof explore against ${origin.queue}: it ` +
-        `violated ${origin.violated.join(', ')}. fast-check seed ${origin.seed}, path ` +
+        (origin.unconfirmed === true
+          ? `UNCONFIRMED failure found by leaseproof explore against ${origin.queue}, not a ` +
+            `counterexample: its first run violated ${origin.violated.join(', ')}, no replay did. `
+          : `Minimal counterexample found by leaseproof explore against ${origin.queue}: it ` +
+            `violated ${origin.violated.join(', ')}. `) +
+        `fast-check seed ${origin.seed}, path ` +
         `"${origin.path}" (replay the search with { seed: ${origin.seed}, path: "${origin.path}" }). ` +
         'Replay is at the level of the schedule: timing is real, not deterministic' +
         (origin.note === undefined ? '.' : `; ${origin.note}`),

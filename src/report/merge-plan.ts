@@ -7,7 +7,13 @@
 import { ConfigError } from '../errors.js';
 import { labelRuns } from './scenario-labels.js';
 import { scenarioFiles, worstVerdict } from './verdict-json.js';
-import type { ScenarioVerdict, VerdictFile, VerdictMergedFrom } from './verdict-types.js';
+import { expectedOf, judgeExpectations } from './expectations.js';
+import type {
+  ExpectedVerdict,
+  ScenarioVerdict,
+  VerdictFile,
+  VerdictMergedFrom,
+} from './verdict-types.js';
 
 /** A shard's verdict file and the folder it was read from. */
 export interface ShardRun {
@@ -83,6 +89,7 @@ export function planMerge(runs: readonly ShardRun[], runId: string): MergePlan {
       fromFiles: scenario.files,
     };
   });
+  const expected = mergedExpectations(runs, notes);
   const first = runs[0]!.verdict;
   const interrupted = runs.find((r) => r.verdict.interrupted !== null)?.verdict.interrupted;
   const verdict: VerdictFile = {
@@ -109,8 +116,31 @@ export function planMerge(runs: readonly ShardRun[], runId: string): MergePlan {
       dir: r.dir,
       shard: r.verdict.plan?.shard ?? null,
     })),
+    ...(expected.length > 0 && {
+      expectations: judgeExpectations([...scenarios.map((s) => s.verdict), ...notJudged], expected),
+    }),
   };
   return { verdict, scenarios, notes };
+}
+
+/**
+ * The `--expect` of the shards, judged again over the merged scenarios: a shard judged only the
+ * scenarios it ran (another shard may hold every run of a queue), the merge judges them all.
+ * Shards of one plan are given the same flags; if they were not, every expectation any shard
+ * had is judged, and a note says so. Runs older than expectations have none.
+ */
+function mergedExpectations(runs: readonly ShardRun[], notes: string[]): ExpectedVerdict[] {
+  const lists = runs.map((r) => expectedOf(r.verdict.expectations));
+  const key = (e: ExpectedVerdict): string => `${e.queue}=${e.verdict}`;
+  const all = [...new Map(lists.flat().map((e) => [key(e), e])).values()];
+  const same = lists.every((l) => l.map(key).join(' ') === lists[0]!.map(key).join(' '));
+  if (!same) {
+    notes.push(
+      `the runs were given different --expect: the merged run is judged against all of them ` +
+        `(${all.map(key).join(', ')})`,
+    );
+  }
+  return all;
 }
 
 /** One plan, each shard once, none missing; returns the plan's size and fingerprint. */

@@ -6,6 +6,7 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { escapeHtml as h } from './escape.js';
+import { expectationsLine } from './expectations.js';
 import { VERDICT_VERSION, type VerdictFile } from './verdict-types.js';
 import { KILL_MATRIX_STYLE, killMatrixTable } from '../mutants/kill-matrix-html.js';
 import { KILL_MATRIX_VERSION, type KillMatrix } from '../mutants/types.js';
@@ -93,6 +94,7 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #1f2933; }
 table { border-collapse: collapse; } th, td { border-bottom: 1px solid #e3e7ec; padding: 4px 10px; text-align: left; vertical-align: top; }
 .valid { color: #2e7d32; } .invalid { color: #d50000; font-weight: 600; } .unknown, .muted { color: #616161; }
 ul { margin: 0; padding-left: 16px; }
+.expect { font-weight: 400; font-size: 13px; } .expect.met { color: #2e7d32; } .expect.not-met { color: #d50000; } .expect.not-judged { color: #616161; }
 ${KILL_MATRIX_STYLE}
 </style>
 </head>
@@ -124,7 +126,12 @@ function runRow(folder: string, v: VerdictFile, matrix: boolean): string {
   const files = (matrix ? [...names, 'mutants.html'] : names).map(
     (f) => `<a href="${base}/${f}">${f}</a>`,
   );
-  return `<tr><td>${h(v.runId)}</td><td>${h(v.startedAt)}</td><td class="${v.verdict}">${v.verdict}</td><td><ul>${scenarios.join('')}</ul></td><td>${files.join(' · ')}</td></tr>`;
+  // A run with --expect says under its verdict whether it proved what it was for.
+  const expected =
+    v.expectations === undefined
+      ? ''
+      : `<div class="expect ${v.expectations.outcome}">${h(expectationsLine(v.expectations))}</div>`;
+  return `<tr><td>${h(v.runId)}</td><td>${h(v.startedAt)}</td><td class="${v.verdict}">${v.verdict}${expected}</td><td><ul>${scenarios.join('')}</ul></td><td>${files.join(' · ')}</td></tr>`;
 }
 
 function brokenRow(r: IndexedRun): string {

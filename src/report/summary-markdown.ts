@@ -8,6 +8,8 @@ import { evidenceLines } from './describe-evidence.js';
 import { escapeMarkdown as md } from './escape.js';
 import type { CheckerVerdict, ScenarioVerdict, VerdictFile } from './verdict-types.js';
 import { queueTermsLines } from './queue-terms-lines.js';
+import { expectationsLine, outcomeWords } from './expectations.js';
+import type { VerdictExpectations } from './verdict-types.js';
 
 /** Evidence items shown per checker; the rest are in verdict.json. */
 export const SUMMARY_EVIDENCE = 3;
@@ -29,7 +31,10 @@ export function invariantColumns(verdict: VerdictFile): { id: string; checker: s
 export function renderSummary(verdict: VerdictFile): string {
   const env = verdict.environment;
   const lines = [
-    `# leaseproof run ${md(verdict.runId)}: ${verdictWord(verdict.verdict)}`,
+    `# leaseproof run ${md(verdict.runId)}: ${verdictWord(verdict.verdict)}` +
+      (verdict.expectations === undefined
+        ? ''
+        : `, expectations ${outcomeWords(verdict.expectations.outcome)}`),
     '',
     `Started ${verdict.startedAt}, finished ${verdict.finishedAt}. ` +
       `leaseproof ${md(env.leaseproof)}, PostgreSQL ${md(env.postgres)}, ` +
@@ -43,6 +48,9 @@ export function renderSummary(verdict: VerdictFile): string {
             'where the run stopped (judged on what was recorded), and the scenarios after it did ' +
             'not run.',
         ]),
+    ...(verdict.expectations === undefined
+      ? []
+      : ['', ...expectationsSection(verdict.expectations)]),
     '',
     '## Verdict',
     '',
@@ -78,6 +86,34 @@ function notJudgedSection(verdict: VerdictFile): string[] {
       'the command exits 2 unless another run is invalid.',
   );
   return lines;
+}
+
+const OUTCOME_MARK = { met: '✅', 'not-met': '❌', 'not-judged': '❓' } as const;
+
+/**
+ * What the run was to prove (`--expect`), above the verdict: a run that catches a known-bad
+ * queue on purpose is INVALID overall, and says here that this is what it was for.
+ */
+function expectationsSection(e: VerdictExpectations): string[] {
+  const header = ['queue', 'expected', 'actual', 'scenarios', 'expectation'];
+  const rows = e.items.map((i) => [
+    md(i.queue),
+    i.verdict,
+    i.actual === 'not-run' ? 'not run' : i.actual,
+    String(i.scenarios),
+    `${OUTCOME_MARK[i.outcome]} ${outcomeWords(i.outcome)}`,
+  ]);
+  return [
+    `## Expectations: ${outcomeWords(e.outcome)}`,
+    '',
+    `${OUTCOME_MARK[e.outcome]} ${md(capitalized(expectationsLine(e)))}. The exit code follows the expectations, not the verdict.`,
+    '',
+    ...[header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`),
+  ];
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function verdictWord(v: Verdict): string {

@@ -7,6 +7,7 @@ import type { CompositeResult } from '../checker/types.js';
 import type { History } from '../history/types.js';
 import type { Incident } from '../replay/load-incident.js';
 import type { RunPlanInfo } from '../scale-out/plan-info.js';
+import type { ExpectedVerdict } from './verdict-types.js';
 
 /** One scenario run against one queue: its history and the checkers' verdict on it. */
 export interface ScenarioRun {
@@ -81,6 +82,8 @@ export interface RunReport {
   interrupted?: string | undefined;
   /** The whole plan the run was (a shard of), for `merge`; absent for runs outside a plan. */
   plan?: RunPlanInfo;
+  /** `--expect`: verdicts the run is to prove, judged into the report; absent when none. */
+  expectations?: readonly ExpectedVerdict[];
 }
 
 /** The files of one scenario in a run's folder. */

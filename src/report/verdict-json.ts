@@ -5,6 +5,7 @@
 import type { CheckResult, Verdict } from '../checker/types.js';
 import { historyEnd } from '../history/jsonl.js';
 import { finiteOrNull } from './escape.js';
+import { judgeExpectations } from './expectations.js';
 import { scenarioName, type ScenarioNames } from './scenario-labels.js';
 import type { RunReport, ScenarioRun } from './types.js';
 import {
@@ -66,6 +67,10 @@ export function buildVerdict(run: RunReport, names: readonly ScenarioNames[]): V
         fingerprint: run.plan.fingerprint,
       },
     }),
+    ...(run.expectations !== undefined &&
+      run.expectations.length > 0 && {
+        expectations: judgeExpectations([...scenarios, ...notJudged], run.expectations),
+      }),
   };
 }
 

@@ -149,6 +149,49 @@ export interface NotJudgedVerdict {
   position?: number;
 }
 
+/** A verdict a queue is expected to get over its scenarios: `--expect queue=verdict`. */
+export interface ExpectedVerdict {
+  /** The queue, as the run named it. */
+  queue: string;
+  /** What the run is to prove about it: that it holds (`valid`) or that it is caught (`invalid`). */
+  verdict: 'valid' | 'invalid';
+}
+
+/**
+ * A queue's verdict over its scenarios as an expectation sees it: invalid > error > unknown >
+ * valid, `not-run` when none of the run's scenarios ran against it. `error` is a run the
+ * harness itself failed: it says nothing of the queue, but one proven violation elsewhere does.
+ */
+export type ExpectationActual = Verdict | 'error' | 'not-run';
+
+/**
+ * `met`: the queue got the expected verdict. `not-met`: it got the other one (valid for
+ * invalid, or invalid for valid). `not-judged`: the run could not tell (unknown, error, not run).
+ */
+export type ExpectationOutcome = 'met' | 'not-met' | 'not-judged';
+
+/** One expectation, judged. */
+export interface VerdictExpectation extends ExpectedVerdict {
+  /** The queue's verdict over its scenarios. */
+  actual: ExpectationActual;
+  /** How many of the run's scenarios ran against the queue. */
+  scenarios: number;
+  /** Met, not met, or not judged. */
+  outcome: ExpectationOutcome;
+  /** `outcome === 'met'`, for a reader that wants a yes or no. */
+  met: boolean;
+}
+
+/** The run's expectations: what its exit code was decided by, instead of its verdict. */
+export interface VerdictExpectations {
+  /** `not-met` if any is not met, else `not-judged` if any is not judged, else `met`. */
+  outcome: ExpectationOutcome;
+  /** Whether every expectation is met. */
+  met: boolean;
+  /** Each expectation, in the order given. */
+  items: VerdictExpectation[];
+}
+
 /** The whole `verdict.json`. */
 export interface VerdictFile {
   /** `VERDICT_VERSION`. */
@@ -178,4 +221,9 @@ export interface VerdictFile {
   plan?: VerdictPlan;
   /** The runs `leaseproof merge` made this one of; absent for a run that ran. */
   mergedFrom?: VerdictMergedFrom[];
+  /**
+   * `--expect`: the verdicts the run was to prove and whether it did (the run's exit code
+   * follows them, not `verdict`); absent when none were given, and in older files.
+   */
+  expectations?: VerdictExpectations;
 }

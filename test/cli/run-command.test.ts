@@ -61,6 +61,34 @@ describe('leaseproof run / suite / list', () => {
     );
   });
 
+  it('--expect decides the exit code and is written into verdict.json, summary.md and index.html', async () => {
+    const out = await tempDir();
+    const result = await finished(
+      spawnCli(
+        [
+          ...['run', 'scenarios/pause-past-lease.yaml', '--queue', 'unconditional-ack'],
+          ...['--expect', 'unconditional-ack=invalid', '--out', out, '--json'],
+        ],
+        await stateEnv(),
+      ),
+    );
+    // INVALID, as it was to be: exit 0.
+    expect(result.code, result.stderr).toBe(0);
+    const line = 'expectations met: unconditional-ack invalid';
+    expect(result.stderr).toContain(line);
+    const printed = JSON.parse(result.stdout) as { dir: string; expectations: { met: boolean } };
+    expect(printed.expectations.met).toBe(true);
+    const written = JSON.parse(await readFile(join(printed.dir, 'verdict.json'), 'utf8')) as {
+      verdict: string;
+      expectations: { outcome: string };
+    };
+    expect(written).toMatchObject({ verdict: 'invalid', expectations: { outcome: 'met' } });
+    expect(await readFile(join(printed.dir, 'summary.md'), 'utf8')).toMatch(
+      /^# leaseproof run \S+: INVALID, expectations met\n/,
+    );
+    expect(await readFile(join(out, 'index.html'), 'utf8')).toContain(line);
+  });
+
   it('a bad scenario file is one clear error naming the file and the path in it, exit 2', async () => {
     const dir = await tempDir();
     const file = join(dir, 'bad.yaml');
@@ -83,6 +111,20 @@ describe('leaseproof run / suite / list', () => {
     );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--epsilon takes milliseconds or a duration');
+    expect(result.stderr).not.toContain('starting');
+  });
+
+  it('a bad --expect is one clear error, exit 2, before anything starts (not after the suite)', async () => {
+    const result = await finished(
+      spawnCli(
+        ['run', 'scenarios/pause-past-lease.yaml', '--expect', 'reference=fine'],
+        await stateEnv(),
+      ),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '--expect takes queue=valid or queue=invalid; got "reference=fine"',
+    );
     expect(result.stderr).not.toContain('starting');
   });
 

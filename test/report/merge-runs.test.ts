@@ -39,13 +39,19 @@ function planOf(runs: readonly ScenarioRun[], shard: Shard, epsilonMs?: number) 
 }
 
 /** Writes the plan's run unsharded, or shard i of n of it, as `suite` would. */
-async function writeShard(dir: string, shard: Shard, epsilonMs?: number): Promise<string> {
+async function writeShard(
+  dir: string,
+  shard: Shard,
+  epsilonMs?: number,
+  expectations?: RunReport['expectations'],
+): Promise<string> {
   const all = plannedRuns();
   const report: RunReport = {
     ...mixedRun(),
     id: `run-${shard.index}-of-${shard.count}`,
     scenarios: shardPositions(all.length, shard).map((p) => all[p]!),
     plan: planOf(all, shard, epsilonMs),
+    ...(expectations && { expectations }),
   };
   const folder = join(dir, report.id);
   await writeRunReport(folder, report);
@@ -83,6 +89,37 @@ describe('leaseproof merge', () => {
       await readFile(join(dir, 'whole', 'run-1-of-1', history), 'utf8'),
     );
     expect(await readFile(merged.index, 'utf8')).toContain(merged.verdict.runId);
+  });
+
+  it("judges the shards' --expect again over the merged run, and says when shards differ", async () => {
+    const dir = await tmp();
+    const expect1 = [{ queue: 'unconditional-ack', verdict: 'invalid' }] as const;
+    const a = await writeShard(join(dir, 'a'), { index: 1, count: 2 }, undefined, expect1);
+    const b = await writeShard(join(dir, 'b'), { index: 2, count: 2 }, undefined, expect1);
+    // Each shard judged only its own scenarios: one holds both runs of the queue, the other
+    // none (not judged there).
+    const shards = [await readVerdict(a), await readVerdict(b)];
+    expect(shards.map((v) => v.expectations?.items[0]?.actual).sort()).toEqual([
+      'invalid',
+      'not-run',
+    ]);
+    const merged = await mergeRuns([a, b], join(dir, 'merged'));
+    expect(merged.verdict.expectations).toMatchObject({
+      outcome: 'met',
+      items: [{ queue: 'unconditional-ack', actual: 'invalid', scenarios: 2, met: true }],
+    });
+    expect(merged.notes).toEqual([]);
+    expect(await readFile(join(merged.dir, 'summary.md'), 'utf8')).toContain(
+      'Expectations met: unconditional-ack invalid',
+    );
+    expect(await readFile(merged.index, 'utf8')).toContain(
+      'expectations met: unconditional-ack invalid',
+    );
+    // A shard without --expect (or written before expectations existed) still merges.
+    const c = await writeShard(join(dir, 'c'), { index: 2, count: 2 });
+    const mixed = await mergeRuns([a, c], join(dir, 'merged2'));
+    expect(mixed.verdict.expectations?.outcome).toBe('met');
+    expect(mixed.notes.join('\n')).toMatch(/different --expect/);
   });
 
   it('does not merge its own earlier output back in when given the whole reports folder', async () => {

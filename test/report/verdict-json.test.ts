@@ -5,6 +5,8 @@ import {
   VERDICT_VERSION,
   type CheckerVerdict,
   type ScenarioVerdict,
+  type VerdictExpectation,
+  type VerdictExpectations,
   type VerdictEnvironment,
   type VerdictFile,
 } from '../../src/report/verdict-types.js';
@@ -28,18 +30,34 @@ const FILE_KEYS = {
   mergedFrom: true,
   notJudged: true,
   harnessErrors: true,
+  expectations: true,
 } satisfies Record<keyof VerdictFile, true>;
-// Present only on planned runs (`plan`, `position`), on merged ones (`mergedFrom`) and on runs
-// the harness could not judge in full (`notJudged`, `harnessErrors`).
+// Present only on planned runs (`plan`, `position`), on merged ones (`mergedFrom`), on runs given
+// --expect (`expectations`) and on runs the harness could not judge in full (`notJudged`,
+// `harnessErrors`, `attempts`).
 const OPTIONAL_KEYS = new Set([
   'queueTerms',
   'plan',
   'mergedFrom',
   'position',
+  'expectations',
   'notJudged',
   'harnessErrors',
   'attempts',
 ]);
+const EXPECTATIONS_KEYS = {
+  outcome: true,
+  met: true,
+  items: true,
+} satisfies Record<keyof VerdictExpectations, true>;
+const EXPECTATION_KEYS = {
+  queue: true,
+  verdict: true,
+  actual: true,
+  scenarios: true,
+  outcome: true,
+  met: true,
+} satisfies Record<keyof VerdictExpectation, true>;
 const ENVIRONMENT_KEYS = {
   provider: true,
   leaseproof: true,
@@ -98,6 +116,43 @@ describe('verdict.json', () => {
       expect(keys(s)).toEqual(expected);
       for (const c of s.checkers) expect(keys(c)).toEqual(keys(CHECKER_KEYS));
     }
+  });
+
+  it('records --expect, judged, with exactly the fields of its types', () => {
+    const run: RunReport = {
+      ...mixedRun(),
+      expectations: [
+        { queue: 'unconditional-ack', verdict: 'invalid' },
+        { queue: 'reference', verdict: 'valid' },
+      ],
+    };
+    const parsed = JSON.parse(renderVerdictJson(verdictOf(run))) as VerdictFile;
+    expect(keys(parsed.expectations!)).toEqual(keys(EXPECTATIONS_KEYS));
+    for (const e of parsed.expectations!.items) expect(keys(e)).toEqual(keys(EXPECTATION_KEYS));
+    // The fixture's reference has a cut scenario: unknown, so that one is not judged.
+    expect(parsed.expectations).toEqual({
+      outcome: 'not-judged',
+      met: false,
+      items: [
+        {
+          queue: 'unconditional-ack',
+          verdict: 'invalid',
+          actual: 'invalid',
+          scenarios: 1,
+          outcome: 'met',
+          met: true,
+        },
+        {
+          queue: 'reference',
+          verdict: 'valid',
+          actual: 'unknown',
+          scenarios: 3,
+          outcome: 'not-judged',
+          met: false,
+        },
+      ],
+    });
+    expect(verdictOf(mixedRun()).expectations).toBeUndefined();
   });
 
   it('round-trips through JSON unchanged', () => {
