@@ -252,10 +252,10 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       const room =
         options.room ??
         machineRoom({
-          onWait: (p) =>
+          onWait: (ms) =>
             options.log(
-              `CPU pressure ${p.avg10}% (PSI some avg10): the next run waits for room ` +
-                `beside the ones under way`,
+              `a worker of a run under way was kept from a CPU for ${Math.round(ms)} ms: ` +
+                'the next run waits for room',
             ),
         });
       const run = (entries: PlanEntry[], width: number, attempt: number) =>

@@ -1,45 +1,47 @@
 /**
- * Admission by CPU pressure: `--parallel N` is a ceiling, not a promise. A run is a handful of
- * worker processes, each with a heartbeat thread and a loader thread, beside PostgreSQL and
- * Toxiproxy; while its faults strike it needs about a core, and its start-up (forking and
- * loading every worker) more. A second run started while the CPUs are already contended turns
- * heartbeats late, and late heartbeats turn verdicts `unknown` — or, where a rule is missing, into
- * false alarms. So a new run beside others starts only while the machine's CPU pressure (PSI
- * `some avg10`: the share of the last 10 s in which some task waited for a CPU) is under
- * `threshold`, and not sooner than `spacingMs` after the previous start, whose load PSI has not
- * had time to show. The first run always starts: under someone else's load leaseproof still
- * progresses, one run at a time.
+ * Admission by harness starvation: `--parallel N` is a ceiling, not a promise. A run is a
+ * handful of worker processes, each with a heartbeat thread and a loader thread, beside
+ * PostgreSQL and Toxiproxy. A machine busy draining jobs harms no verdict; a heartbeat thread
+ * kept from running does — it turns timing verdicts `unknown`, or worse where a rule is missing.
+ * So a new run beside others starts only while no worker of the runs under way has reported
+ * starvation of `starvedMs` or more in the last 10 s (their probes' `starved` events, gathered by
+ * pool/starvation-gauge.ts), and not sooner than `spacingMs` after the previous start, whose own
+ * start-up load has to have had time to show. Machine-wide CPU pressure (PSI) is not the gate: a
+ * single run draining at full speed keeps some task waiting most of the time on two cores
+ * without starving anyone's heartbeat. The first run always starts: under someone else's load
+ * leaseproof still progresses, one run at a time.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readCpuPressure, type CpuPressure } from '../env/cpu-pressure.js';
+import { worstRecentStarvation } from '../pool/starvation-gauge.js';
 
 /** How admission decides. */
 export interface MachineRoomOptions {
-  /** PSI `some avg10` (percent) at or above which no further run starts. Default 40. */
-  threshold?: number;
+  /** A worker starved this long (ms) in the last 10 s means no room. Default 50. */
+  starvedMs?: number;
   /** Least time between two starts, ms. Default 5 s. */
   spacingMs?: number;
-  /** How often pressure is read while waiting, ms. Default 500. */
+  /** How often the gauge is read while waiting, ms. Default 500. */
   pollMs?: number;
-  /** Reads the pressure (injectable for tests); undefined: no PSI here, admit by count alone. */
-  read?: () => CpuPressure | undefined;
-  /** Told once per wait that has to wait, with the pressure that made it. */
-  onWait?: (pressure: CpuPressure) => void;
+  /** The worst recent starvation, ms (injectable for tests). */
+  read?: () => number;
+  /** Told once per wait that has to wait, with the starvation that made it. */
+  onWait?: (starvedMs: number) => void;
 }
 
-/** Default threshold: see the module comment and the README's figures. */
-export const ROOM_THRESHOLD = 40;
+/** Default: a worker thread kept from running 50 ms (a tenth of the suite's shortest beat). */
+export const ROOM_STARVED_MS = 50;
 
 /**
- * A gate for `runInLanes`' `room`: resolves when one more run may start beside `running` others.
+ * A gate for `runInLanes`' `room`: resolves when one more run may start beside the `running()`
+ * others under way.
  */
 export function machineRoom(
   options: MachineRoomOptions = {},
 ): (running: () => number, signal?: AbortSignal) => Promise<void> {
-  const threshold = options.threshold ?? ROOM_THRESHOLD;
+  const limit = options.starvedMs ?? ROOM_STARVED_MS;
   const spacingMs = options.spacingMs ?? 5_000;
   const pollMs = options.pollMs ?? 500;
-  const read = options.read ?? readCpuPressure;
+  const read = options.read ?? (() => worstRecentStarvation());
   let lastStart = -Infinity;
   return async (running, signal) => {
     let told = false;
@@ -51,9 +53,9 @@ export function machineRoom(
         await sleep(Math.min(wait, pollMs), undefined, { signal }).catch(() => undefined);
         continue;
       }
-      const pressure = read();
-      if (pressure === undefined || pressure.avg10 < threshold) break;
-      if (!told) options.onWait?.(pressure);
+      const starved = read();
+      if (starved < limit) break;
+      if (!told) options.onWait?.(starved);
       told = true;
       await sleep(pollMs, undefined, { signal }).catch(() => undefined);
     }

@@ -1,21 +1,18 @@
 /**
- * The default of `--parallel`: one run per usable core. A run spends much of its wall time
- * waiting — for leases to expire, for faults to heal, for the drain — but not all of it: up to
- * eight worker processes, each with a heartbeat thread and a loader thread, start at once and
- * drain jobs at full speed, beside PostgreSQL and Toxiproxy. Two per core (the old default)
- * drove a 2-core runner's load average above 12 with nothing else on it, and workers then took
- * over 30 s to start; beside two other suites it cost verdicts. The count is a ceiling: a run
- * starts beside others only while CPU pressure leaves room (machine-room.ts), so on a quiet big
- * machine the lanes fill and on a busy runner they thin out.
+ * The default of `--parallel`: two runs per usable core, as a ceiling. A run spends most of its
+ * wall time waiting — for leases to expire, for faults to heal, for the drain — so more runs than
+ * cores fit on a quiet machine (the README's figures). On a busy one they do not: every run
+ * beside others is admitted only while the runs under way are not starved (machine-room.ts), so
+ * on a runner shared with other jobs the lanes thin out instead of costing verdicts.
  */
 import { Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.js';
-import { ROOM_THRESHOLD } from './machine-room.js';
+import { ROOM_STARVED_MS } from './machine-room.js';
 
 /** Runs side by side per core by default. */
-export const RUNS_PER_CORE = 1;
+export const RUNS_PER_CORE = 2;
 
 /** The most runs side by side `--parallel` takes, and the default's ceiling. */
 export const MAX_PARALLEL = 64;
@@ -57,9 +54,9 @@ export function describeParallelism(lanes: number, given: boolean, cores = usabl
     : `the default: ${RUNS_PER_CORE} per usable core, ${Math.round(cores * 100) / 100} here`;
   if (lanes === 1) return `one run at a time (${why})`;
   return (
-    `up to ${lanes} runs side by side (${why}); one starts beside others only while CPU ` +
-    'pressure (PSI some avg10) is under ' +
-    `${ROOM_THRESHOLD}%, so a busy machine runs fewer at once`
+    `up to ${lanes} runs side by side (${why}); one starts beside others only while none of ` +
+    `their workers has been kept from a CPU for ${ROOM_STARVED_MS} ms in the last 10 s, so a ` +
+    'busy machine runs fewer at once'
   );
 }
 

@@ -7,6 +7,7 @@ import {
 } from '../../src/env/cpu-pressure.js';
 import { runInLanes } from '../../src/scale-out/lanes.js';
 import { machineRoom } from '../../src/scale-out/machine-room.js';
+import { noteStarved, worstRecentStarvation } from '../../src/pool/starvation-gauge.js';
 
 const pressure = (avg10: number, totalUs = 0): CpuPressure => ({ avg10, avg60: avg10, totalUs });
 
@@ -39,37 +40,49 @@ describe('CPU pressure', () => {
   });
 });
 
-describe('machineRoom: admission by CPU pressure', () => {
-  it('starts the first run at once, whatever the pressure', async () => {
-    const room = machineRoom({ read: () => pressure(100), spacingMs: 0, pollMs: 5 });
+describe('the starvation gauge', () => {
+  it('keeps the worst starvation of the last window, and forgets older events', () => {
+    const t0 = 1_000_000;
+    noteStarved(30, t0);
+    noteStarved(120, t0 + 1_000);
+    noteStarved(15, t0 + 2_000);
+    expect(worstRecentStarvation(10_000, t0 + 2_000)).toBe(120);
+    expect(worstRecentStarvation(500, t0 + 2_000)).toBe(15);
+    expect(worstRecentStarvation(10_000, t0 + 20_000)).toBe(0);
+  });
+});
+
+describe('machineRoom: admission by harness starvation', () => {
+  it('starts the first run at once, however starved the machine', async () => {
+    const room = machineRoom({ read: () => 1_000, spacingMs: 0, pollMs: 5 });
     const started = performance.now();
     await room(() => 0);
     expect(performance.now() - started).toBeLessThan(50);
   });
 
-  it('holds a run beside others while pressure is at or over the threshold', async () => {
-    let level = 90;
+  it('holds a run beside others while a worker under way is starved past the limit', async () => {
+    let starved = 131;
     const waits: number[] = [];
     const room = machineRoom({
-      read: () => pressure(level),
-      threshold: 40,
+      read: () => starved,
+      starvedMs: 50,
       spacingMs: 0,
       pollMs: 5,
-      onWait: (p) => waits.push(p.avg10),
+      onWait: (ms) => waits.push(ms),
     });
     let admitted = false;
     const gate = room(() => 1).then(() => (admitted = true));
     await sleep(40);
     expect(admitted).toBe(false);
-    level = 39;
+    starved = 12;
     await gate;
     expect(admitted).toBe(true);
-    expect(waits).toEqual([90]);
+    expect(waits).toEqual([131]);
   });
 
   it('lets a waiting run start as soon as the others have finished', async () => {
     let running = 1;
-    const room = machineRoom({ read: () => pressure(100), spacingMs: 0, pollMs: 5 });
+    const room = machineRoom({ read: () => 1_000, spacingMs: 0, pollMs: 5 });
     const gate = room(() => running);
     await sleep(20);
     running = 0;
@@ -77,19 +90,19 @@ describe('machineRoom: admission by CPU pressure', () => {
   });
 
   it('spaces two starts beside each other, so that the load of the first can show', async () => {
-    const room = machineRoom({ read: () => pressure(0), spacingMs: 80, pollMs: 5 });
+    const room = machineRoom({ read: () => 0, spacingMs: 80, pollMs: 5 });
     await room(() => 0);
     const started = performance.now();
     await room(() => 1);
     expect(performance.now() - started).toBeGreaterThanOrEqual(70);
   });
 
-  it('in runInLanes: under pressure the lanes thin out to one at a time', async () => {
+  it('in runInLanes: while workers starve, the lanes thin out to one at a time', async () => {
     let running = 0;
     let peak = 0;
     const { results } = await runInLanes(
       [1, 2, 3],
-      { lanes: 3, room: machineRoom({ read: () => pressure(100), spacingMs: 0, pollMs: 5 }) },
+      { lanes: 3, room: machineRoom({ read: () => 1_000, spacingMs: 0, pollMs: 5 }) },
       async (n) => {
         running += 1;
         peak = Math.max(peak, running);
@@ -100,5 +113,21 @@ describe('machineRoom: admission by CPU pressure', () => {
     );
     expect(results).toEqual([2, 4, 6]);
     expect(peak).toBe(1);
+  });
+
+  it('in runInLanes: with no starvation, the lanes fill', async () => {
+    let running = 0;
+    let peak = 0;
+    await runInLanes(
+      [1, 2, 3],
+      { lanes: 3, room: machineRoom({ read: () => 0, spacingMs: 0, pollMs: 5 }) },
+      async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await sleep(30);
+        running -= 1;
+      },
+    );
+    expect(peak).toBe(3);
   });
 });

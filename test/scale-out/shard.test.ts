@@ -51,9 +51,9 @@ describe('--shard i/n', () => {
 });
 
 describe('--parallel', () => {
-  it('defaults to one run per usable core, at least 1, at most the ceiling', () => {
-    expect(defaultParallelism(2)).toBe(2);
-    expect(defaultParallelism(1.5)).toBe(1);
+  it('defaults to two runs per usable core, at least 1, at most the ceiling', () => {
+    expect(defaultParallelism(2)).toBe(4);
+    expect(defaultParallelism(1.5)).toBe(3);
     expect(defaultParallelism(0.2)).toBe(1);
     expect(defaultParallelism(500)).toBe(MAX_PARALLEL);
   });
