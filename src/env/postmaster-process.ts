@@ -63,8 +63,11 @@ export class PostmasterProcess {
         const text = chunk.toString('utf8');
         options.onLog(text);
         // A chunk boundary may cut the readiness line in two: the previous chunk's tail is kept.
-        pending = (pending + text).slice(-2 * READY.length);
-        if (pending.includes(READY)) resolve();
+        // The search runs before the tail is cut: a chunk holding the line and more log after
+        // it (a restart under load logs connections right behind it) must not lose the line.
+        const seen = pending + text;
+        if (seen.includes(READY)) resolve();
+        pending = seen.slice(-READY.length);
       });
       child.once('error', reject);
       child.once('exit', (code, signal) =>

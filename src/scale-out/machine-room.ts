@@ -18,7 +18,7 @@ import { worstRecentStarvation } from '../pool/starvation-gauge.js';
 export interface MachineRoomOptions {
   /** A worker starved this long (ms) in the last 10 s means no room. Default 50. */
   starvedMs?: number;
-  /** Least time between two starts, ms. Default 5 s. */
+  /** Least time between two starts, ms. Default 2 s. */
   spacingMs?: number;
   /** How often the gauge is read while waiting, ms. Default 500. */
   pollMs?: number;
@@ -39,7 +39,7 @@ export function machineRoom(
   options: MachineRoomOptions = {},
 ): (running: () => number, signal?: AbortSignal) => Promise<void> {
   const limit = options.starvedMs ?? ROOM_STARVED_MS;
-  const spacingMs = options.spacingMs ?? 5_000;
+  const spacingMs = options.spacingMs ?? 2_000;
   const pollMs = options.pollMs ?? 500;
   const read = options.read ?? (() => worstRecentStarvation());
   let lastStart = -Infinity;
