@@ -66,7 +66,7 @@ export class CallWrites {
       open.delete(key);
       if (e.pid === undefined) continue;
       const from = invoke >= 0 ? events[invoke]!.t : (e.invokedT ?? e.t);
-      const connection = `${e.worker}\u0000${e.pid}`;
+      const connection = connectionKey(e.worker, e.pid, e.job);
       let calls = this.byConnection.get(connection);
       if (calls === undefined) this.byConnection.set(connection, (calls = []));
       calls.push({ invoke, complete: i, from, to: e.t });
@@ -100,9 +100,16 @@ export class CallWrites {
     });
   }
 
-  /** The stretch of the connection's time that belongs to the call completing at `complete`. */
+  /**
+   * The stretch of the connection's time that belongs to the call completing at `complete`,
+   * among the calls on the same job: only those can have made this job's writes. Calls on other
+   * jobs may overlap it — a heartbeat thread starved past its extend's timeout sends the next
+   * job's extend while the last one's answer is still queued on the connection — and cutting
+   * at their midpoint lost a write that was this call's.
+   */
   private span(worker: string, pid: number, complete: number): [number, number] {
-    const calls = this.byConnection.get(`${worker}\u0000${pid}`) ?? [];
+    const job = (this.events[complete] as WorkerHistoryEvent).job;
+    const calls = this.byConnection.get(connectionKey(worker, pid, job)) ?? [];
     const k = calls.findIndex((c) => c.complete === complete);
     const call = calls[k]!;
     const prev = calls[k - 1];
@@ -112,4 +119,9 @@ export class CallWrites {
       next === undefined ? call.to + this.reachMs : (call.to + next.from) / 2,
     ];
   }
+}
+
+/** Calls are grouped by worker, backend and job: a job's writes are made by that job's calls. */
+function connectionKey(worker: string, pid: number, job: string | undefined): string {
+  return `${worker}\u0000${pid}\u0000${job ?? ''}`;
 }

@@ -13,7 +13,11 @@ import {
   unmovedExtension,
 } from './fixtures/stale-writes.js';
 import { check } from './support.js';
-import { laggingWorkerExtensions, withoutPids } from './fixtures/call-identity.js';
+import {
+  laggingWorkerExtensions,
+  overlappingCallsOnOneConnection,
+  withoutPids,
+} from './fixtures/call-identity.js';
 import { HistoryBuilder, T0 } from './fixtures/history-builder.js';
 import type { History } from '../../src/history/types.js';
 
@@ -167,6 +171,12 @@ describe('lease-honored (I6) matches an extension to its writes by the connectio
     expect(result.evidence[0]?.message).toBe(
       'extension by w1 at +108ms reported success but no write committed',
     );
+  });
+
+  it('keeps a write with its call when another job’s call on the same connection overlaps it', () => {
+    const result = check(leaseHonored, overlappingCallsOnOneConnection());
+    expect(result.counts).toMatchObject({ workerExtensions: 1, unmovedExtensions: 0 });
+    expect(result.valid).toBe('valid');
   });
 
   it('falls back to the time window without pids — where the lag is the false alarm it was', () => {
