@@ -28,7 +28,7 @@ export interface MachineRoomOptions {
   onWait?: (starvedMs: number) => void;
 }
 
-/** Default: a worker thread kept from running 50 ms (a tenth of the suite's shortest beat). */
+/** Default: a worker thread kept from running 50 ms — the curated suite's shortest heartbeat period (heartbeat-contention), so one more run never costs a beat there. */
 export const ROOM_STARVED_MS = 50;
 
 /**
