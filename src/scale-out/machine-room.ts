@@ -28,7 +28,10 @@ export interface MachineRoomOptions {
   onWait?: (starvedMs: number) => void;
 }
 
-/** Default: a worker thread kept from running 50 ms — the curated suite's shortest heartbeat period (heartbeat-contention), so one more run never costs a beat there. */
+/**
+ * Default: a worker thread kept from running 50 ms — the curated suite's shortest heartbeat
+ * period (heartbeat-contention), so one more run never costs a beat there.
+ */
 export const ROOM_STARVED_MS = 50;
 
 /**
