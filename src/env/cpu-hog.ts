@@ -43,9 +43,12 @@ export class StartedCpuHog implements AsyncDisposable {
     const hog = new StartedCpuHog(children, records);
     try {
       for (let i = 0; i < count; i += 1) {
-        // Detached like every process leaseproof starts: a Ctrl-C reaches leaseproof alone,
-        // which stops what it started in order (the hog has its handle, so it is awaited).
-        const child = spawn(process.execPath, ['-e', SCRIPT], { stdio: 'ignore', detached: true });
+        // Not detached, unlike the servers and workers: a session of its own is a scheduling
+        // autogroup of its own on Linux (sched_autogroup), which competes with the caller's
+        // session as one group, so a niced probe beside it was no longer starved — the hog
+        // stands for busy neighbours, and must compete as they do. A Ctrl-C that reaches it
+        // costs nothing: it holds no state, and its records are reaped like the others.
+        const child = spawn(process.execPath, ['-e', SCRIPT], { stdio: 'ignore' });
         if (child.pid === undefined) throw new Error('could not start a CPU hog process');
         children.push(child);
         guardChild(child.pid, 'SIGKILL');
