@@ -18,7 +18,7 @@ async function whileHeld(db: SqlClient, claim: Claim, set: string, arg?: unknown
 
 const tinyQueue: QueueAdapter = {
   name: 'tiny',
-  description: 'A small custom queue: a locked_until deadline and a token per claim, no retries.',
+  description: 'A small custom queue: a locked_until deadline, a token per claim, retries.',
   audit: {
     table: 'tiny_jobs',
     expressions: {
@@ -32,16 +32,18 @@ const tinyQueue: QueueAdapter = {
   async setup(db) {
     await db.query(`CREATE TABLE tiny_jobs (id bigserial PRIMARY KEY, payload jsonb NOT NULL,
       state text NOT NULL DEFAULT 'pending', -- pending | running | completed | failed
-      attempts int NOT NULL DEFAULT 0, token uuid, locked_until timestamptz, error text)`);
+      attempts int NOT NULL DEFAULT 0, max_attempts int NOT NULL DEFAULT 5,
+      token uuid, locked_until timestamptz, error text)`);
   },
   async teardown(db) {
     await db.query('DROP TABLE IF EXISTS tiny_jobs');
   },
   async enqueue(db, jobs) {
     const ids: string[] = [];
-    for (const { payload } of jobs) {
-      const sql = 'INSERT INTO tiny_jobs (payload) VALUES ($1) RETURNING id::text AS id';
-      ids.push((await db.query<{ id: string }>(sql, [payload])).rows[0]!.id);
+    for (const { payload, maxAttempts } of jobs) {
+      const sql = `INSERT INTO tiny_jobs (payload, max_attempts) VALUES ($1, coalesce($2, 5))
+        RETURNING id::text AS id`;
+      ids.push((await db.query<{ id: string }>(sql, [payload, maxAttempts])).rows[0]!.id);
     }
     return ids;
   },
@@ -61,8 +63,16 @@ const tinyQueue: QueueAdapter = {
   extend: (db, claim, ctx) =>
     whileHeld(db, claim, `locked_until = ${inMs('$3')}`, ctx.lease.extendByMs),
   ack: (db, claim) => whileHeld(db, claim, `state = 'completed'`),
-  // No retries in this tiny queue: a failed job stays failed.
-  fail: (db, claim, error) => whileHeld(db, claim, `state = 'failed', error = $3`, error),
+  // A failed attempt is offered again until its attempts run out. (A queue without retries is
+  // a legitimate design too: it would set state = 'failed' here and declare `retries: false`.)
+  fail: (db, claim, error) =>
+    whileHeld(
+      db,
+      claim,
+      `state = CASE WHEN attempts < max_attempts THEN 'pending' ELSE 'failed' END,
+       token = NULL, locked_until = NULL, error = $3`,
+      error,
+    ),
 };
 
 export default tinyQueue;

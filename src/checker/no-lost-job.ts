@@ -24,7 +24,10 @@ export const noLostJob: Checker = {
     const derived = deriveHistory(history);
     const violations = new EvidenceLog(options.maxEvidence);
     const allowDead = history.header.allowDeadLetter === true;
-    const counts = { jobs: 0, completed: 0, deadLettered: 0, lost: 0 };
+    // A queue that declares no retries cannot complete a job whose first attempts fail by plan:
+    // such a job ending failed is what the scenario asked of a queue it does not fit, not a loss.
+    const needsRetries = lacksRetries(history);
+    const counts = { jobs: 0, completed: 0, deadLettered: 0, failedWithoutRetries: 0, lost: 0 };
     if (derived.endIndex < 0) {
       return toResult(META, options, {
         violations,
@@ -42,6 +45,10 @@ export const noLostJob: Checker = {
       const dead = job.state === 'dead' || job.state === 'failed';
       if (dead && allowDead) {
         counts.deadLettered += 1;
+        continue;
+      }
+      if (dead && needsRetries !== undefined) {
+        counts.failedWithoutRetries += 1;
         continue;
       }
       counts.lost += 1;
@@ -76,6 +83,14 @@ export const noLostJob: Checker = {
           'had not healed when the run ended',
       });
     }
+    if (counts.lost === 0 && counts.failedWithoutRetries > 0 && needsRetries !== undefined) {
+      return toResult(META, options, {
+        violations,
+        counts,
+        warnings,
+        unknownWhy: `${counts.failedWithoutRetries} job(s) ended failed: ${needsRetries}`,
+      });
+    }
     return toResult(META, options, { violations, counts, warnings });
 
     function lastEvents(job: DerivedJob): EvidenceEvent[] {
@@ -96,6 +111,20 @@ export const noLostJob: Checker = {
     }
   },
 };
+
+/**
+ * Why a failed job is not judged, when the scenario fails early attempts by plan and the queue
+ * declares no retries; undefined otherwise.
+ */
+function lacksRetries(history: Parameters<Checker['check']>[0]): string | undefined {
+  const failAttempts = history.header.failAttempts ?? 0;
+  if (failAttempts <= 0 || history.header.queueTerms?.retries !== false) return undefined;
+  return (
+    `scenario "${history.header.scenario}" fails the first ${failAttempts} attempt(s) of every ` +
+    `job and needs retries to complete them; queue "${history.header.queue}" has none ` +
+    '(retries: false)'
+  );
+}
 
 function describe(job: DerivedJob, dead: boolean): string {
   if (dead) return `dead-lettered (${job.state}), which this scenario does not allow,`;

@@ -67,6 +67,7 @@ const HEADER: Shape = {
   clockUncertaintyMs: number,
   startedAt: number,
   allowDeadLetter: optional(boolean),
+  failAttempts: optional(number),
 };
 
 const EVENTS: Record<HistoryEvent['type'], Shape> = {

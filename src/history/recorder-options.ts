@@ -22,6 +22,8 @@ export interface HistoryRecorderOptions {
   env?: Pick<StartedEnvironment, 'describe'>;
   /** Whether the scenario allows dead-lettered jobs to count as done. */
   allowDeadLetter?: boolean;
+  /** The scenario's `failAttempts`, when its handler fails early attempts by plan. */
+  failAttempts?: number;
   /** How the queue took the lease, when not plainly (see `HistoryHeader.queueTerms`). */
   queueTerms?: QueueTermsRecord;
 }

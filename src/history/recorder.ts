@@ -73,6 +73,8 @@ export class HistoryRecorder {
       clockUncertaintyMs: offset.uncertaintyMs,
       startedAt,
       ...(options.allowDeadLetter !== undefined && { allowDeadLetter: options.allowDeadLetter }),
+      ...(options.failAttempts !== undefined &&
+        options.failAttempts > 0 && { failAttempts: options.failAttempts }),
       ...(options.queueTerms !== undefined && { queueTerms: options.queueTerms }),
     };
     return new HistoryRecorder(options, header);

@@ -48,6 +48,11 @@ export interface HistoryHeader {
   /** Whether the scenario allows dead-lettered jobs to count as done (no-lost-job). */
   allowDeadLetter?: boolean;
   /**
+   * The scenario's `failAttempts`: the first this-many attempts of every job fail by plan.
+   * Absent: none do.
+   */
+  failAttempts?: number;
+  /**
    * How the queue took the scenario's lease, when not plainly: a lease rounded or a library
    * constant rescaled (`lease` above is then what the run used), no lease extension, a
    * background sweep the harness ran. Absent: the scenario's lease as it is, extended by
@@ -68,6 +73,11 @@ export interface QueueTermsRecord {
   extendsLease: boolean;
   /** The library's background sweep the harness ran, and how often. */
   maintenance?: { description: string; intervalMs: number };
+  /**
+   * `false`: the queue declares no retries (`QueueAdapter.retries`), so a job whose attempt
+   * failed by plan stays failed. Absent: the queue retries.
+   */
+  retries?: false;
 }
 
 /** A row's lease as the audit trigger saw it, before or after a change. */

@@ -7,8 +7,11 @@ import { adapterDeadline, adapterLoadTimeoutMs } from './adapter-deadline.js';
 import { assertQueueAdapter } from './validate-adapter.js';
 import { builtInQueue, queueNames } from './registry.js';
 
-/** File types an adapter may be written in; `.ts` needs the process to run under tsx. */
-export const ADAPTER_FILE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs', '.cjs'] as const;
+/**
+ * File types an adapter may be written in, CommonJS or ESM; TypeScript ones need the process to
+ * run under tsx's ESM and CommonJS hooks, as the leaseproof CLI and its workers do.
+ */
+export const ADAPTER_FILE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;
 
 // The exports searched for the adapter, in order.
 const EXPORT_NAMES = ['default', 'queue', 'adapter'] as const;

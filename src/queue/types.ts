@@ -179,6 +179,14 @@ export interface QueueAdapter {
   leaseTerms?(requested: LeaseSettings): LeaseTerms;
   /** A background sweep the queue depends on, run by the harness during the run. */
   readonly maintenance?: QueueMaintenance;
+  /**
+   * Whether `fail` offers the job again (until its attempts run out). Absent: `true`. `false`
+   * declares a queue without retries — a failed job stays failed, a legitimate design — and a
+   * scenario whose handler fails early attempts (`failAttempts`) then needs what the queue
+   * lacks: I3 says `unknown` ("needs retries; queue … has none") for the jobs that ended failed,
+   * instead of `invalid`. A job lost any other way is still a violation.
+   */
+  readonly retries?: boolean;
   /** Creates the queue's tables in an empty database. */
   setup(db: SqlClient, ctx?: SetupContext): Promise<void>;
   /** Drops them (the database itself is dropped by the harness anyway). */

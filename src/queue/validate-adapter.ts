@@ -49,6 +49,9 @@ export function adapterProblems(value: unknown): string[] {
     }
   }
   problems.push(...maintenanceProblems(value.maintenance));
+  if (value.retries !== undefined && typeof value.retries !== 'boolean') {
+    problems.push(wrong('retries', value.retries, 'true or false (absent: true)'));
+  }
   problems.push(...workerProblems(value.worker));
   return problems;
 }

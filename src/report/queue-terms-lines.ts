@@ -17,6 +17,12 @@ export function queueTermsLines(terms: QueueTermsRecord | undefined): string[] {
   if (!terms.extendsLease) {
     lines.push('No lease extension: workers send no heartbeat; I7 and I9 cannot judge.');
   }
+  if (terms.retries === false) {
+    lines.push(
+      'No retries: a failed attempt leaves the job failed; where a scenario fails early ' +
+        'attempts, I3 cannot judge the jobs that ended failed.',
+    );
+  }
   if (terms.maintenance !== undefined) {
     lines.push(
       `Background sweep every ${terms.maintenance.intervalMs}ms: ${terms.maintenance.description}.`,

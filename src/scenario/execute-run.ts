@@ -123,6 +123,7 @@ export async function executeRun(
       workers: workerIds,
       env,
       ...(plan.allowDeadLetter !== undefined && { allowDeadLetter: plan.allowDeadLetter }),
+      ...(plan.failAttempts !== undefined && { failAttempts: plan.failAttempts }),
       ...(terms.record !== undefined && { queueTerms: terms.record }),
     });
     const specs = plan.plans.map((units) => ({

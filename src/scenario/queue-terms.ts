@@ -11,7 +11,10 @@ import type { LeaseSettings, QueueAdapter } from '../queue/types.js';
 export interface SettledQueueTerms {
   /** The settings the run uses. */
   lease: LeaseSettings;
-  /** Absent when the queue took the scenario's lease as it is, extends it, and needs no sweep. */
+  /**
+   * Absent when the queue took the scenario's lease as it is, extends it, needs no sweep and
+   * retries failed attempts.
+   */
   record?: QueueTermsRecord;
 }
 
@@ -23,11 +26,13 @@ export function settleQueueTerms(
   const terms = leaseTermsOf(adapter, requested);
   const extendsLease = hasLeaseExtension(adapter);
   const maintenance = adapter.maintenance;
+  const retries = adapter.retries !== false;
   const plain =
     terms.notes.length === 0 &&
     terms.rescaled.length === 0 &&
     extendsLease &&
-    maintenance === undefined;
+    maintenance === undefined &&
+    retries;
   if (plain) return { lease: terms.lease };
   return {
     lease: terms.lease,
@@ -42,6 +47,7 @@ export function settleQueueTerms(
           intervalMs: maintenance.intervalMs(terms.lease),
         },
       }),
+      ...(!retries && { retries: false as const }),
     },
   };
 }

@@ -124,9 +124,13 @@ export class ThreadHeartbeat implements Heartbeat {
     // A thread does not inherit the process's tsx loader (and Node 20 ignores an --import in a
     // thread for its entry): a small bootstrap registers tsx in the thread, then loads the
     // entry, so a TypeScript entry and a user's .ts adapter load there too.
+    // Both tsx hooks, as bin/leaseproof.js registers them: a `.ts` adapter in a CommonJS project
+    // needs the CommonJS one.
     const bootstrap =
-      `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
-      `.then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
+      `Promise.all([import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}), ` +
+      `import(${JSON.stringify(import.meta.resolve('tsx/cjs/api'))})])` +
+      `.then(([esm, cjs]) => { esm.register(); cjs.register(); ` +
+      `return import(${JSON.stringify(entry.href)}); })`;
     const workerData: HeartbeatThreadData = { config, generation: this.generation };
     this.thread = new Worker(bootstrap, { eval: true, workerData });
     this.loaded = new Promise((resolve, reject) => {

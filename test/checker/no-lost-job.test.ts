@@ -1,13 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { noLostJob } from '../../src/checker/no-lost-job.js';
 import { cleanRecoveryAfterPause, cleanRun, neverCompleted } from './fixtures/anomalies.js';
-import { HistoryBuilder } from './fixtures/history-builder.js';
+import { HistoryBuilder, LEASE } from './fixtures/history-builder.js';
 import { check } from './support.js';
+import type { History, QueueTermsRecord } from '../../src/history/types.js';
 
 function deadLettered(allowDeadLetter: boolean) {
   const b = new HistoryBuilder(['w1'], { allowDeadLetter });
   b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1).fail('1', 'w1', 10, 'dead');
   return b.end(100).build();
+}
+
+// What a queue that declares `retries: false` records in the header.
+const NO_RETRIES: QueueTermsRecord = {
+  requestedLease: LEASE,
+  notes: [],
+  rescaled: [],
+  extendsLease: true,
+  retries: false,
+};
+
+/** A job failed on its first attempt (`state`), in a scenario failing `failAttempts` by plan. */
+function failedFirstAttempt(failAttempts: number, terms?: QueueTermsRecord): History {
+  const b = new HistoryBuilder(['w1']);
+  b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1).fail('1', 'w1', 10, 'failed');
+  const history = b.end(100).build();
+  return {
+    ...history,
+    header: {
+      ...history.header,
+      ...(failAttempts > 0 && { failAttempts }),
+      ...(terms !== undefined && { queueTerms: terms }),
+    },
+  };
 }
 
 describe('no-lost-job (I3)', () => {
@@ -36,6 +61,35 @@ describe('no-lost-job (I3)', () => {
     expect(strict.evidence[0]?.message).toMatch(
       /dead-lettered \(dead\), which this scenario does not allow/,
     );
+  });
+
+  it('says unknown, not invalid, when a queue without retries meets a scenario failing attempts', () => {
+    // The wrong queue this must still catch: one that declares retries and fails the job for good.
+    const retrying = check(noLostJob, failedFirstAttempt(1));
+    expect(retrying.valid).toBe('invalid');
+    expect(retrying.evidence[0]?.message).toMatch(/dead-lettered \(failed\)/);
+    const none = check(noLostJob, failedFirstAttempt(1, NO_RETRIES));
+    expect(none.valid).toBe('unknown');
+    expect(none.why).toMatch(
+      /^1 job\(s\) ended failed: scenario "fixture" fails the first 1 attempt\(s\) of every job and needs retries to complete them; queue "fixture" has none \(retries: false\)$/,
+    );
+    expect(none.counts).toMatchObject({ failedWithoutRetries: 1, lost: 0 });
+    // Without planned failures, a failed job is a loss whatever the queue declares.
+    expect(check(noLostJob, failedFirstAttempt(0, NO_RETRIES)).valid).toBe('invalid');
+  });
+
+  it('still flags a job lost some other way beside failed ones, when the queue has no retries', () => {
+    const b = new HistoryBuilder(['w1']);
+    b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1).fail('1', 'w1', 10, 'failed');
+    b.enqueue('2', 20);
+    const built = b.end(100).build();
+    const history = {
+      ...built,
+      header: { ...built.header, failAttempts: 1, queueTerms: NO_RETRIES },
+    };
+    const result = check(noLostJob, history);
+    expect(result.valid).toBe('invalid');
+    expect(result.evidence.map((e) => e.job)).toEqual(['2']);
   });
 
   it('says unknown for a lost job while a fault never healed', () => {

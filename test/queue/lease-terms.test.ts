@@ -5,6 +5,7 @@ import { referenceQueue } from '../../src/queue/reference-queue.js';
 import type { LeaseSettings, QueueAdapter } from '../../src/queue/types.js';
 import { adapterProblems } from '../../src/queue/validate-adapter.js';
 import { settleQueueTerms } from '../../src/scenario/queue-terms.js';
+import { queueTermsLines } from '../../src/report/queue-terms-lines.js';
 
 const LEASE: LeaseSettings = { durationMs: 800, heartbeatMs: 200, extendByMs: 800, pollMs: 50 };
 
@@ -99,6 +100,7 @@ describe('lease terms', () => {
       extend: 'yes',
       leaseTerms: 3,
       maintenance: { description: '', intervalMs: 5 },
+      retries: 'no',
     });
     expect(problems).toEqual([
       expect.stringMatching(/^extend: got a string .*no lease extension/),
@@ -106,6 +108,25 @@ describe('lease terms', () => {
       expect.stringMatching(/^maintenance.description: got a string/),
       expect.stringMatching(/^maintenance.intervalMs: got a number/),
       expect.stringMatching(/^maintenance.run: missing/),
+      expect.stringMatching(/^retries: got a string .*true or false/),
     ]);
+  });
+
+  it('records a queue that declares no retries, and says so in the reports', () => {
+    const queue: QueueAdapter = { ...referenceQueue, name: 'no-retries', retries: false };
+    expect(adapterProblems(queue)).toEqual([]);
+    const settled = settleQueueTerms(queue, LEASE);
+    expect(settled.record).toEqual({
+      requestedLease: LEASE,
+      notes: [],
+      rescaled: [],
+      extendsLease: true,
+      retries: false,
+    });
+    expect(queueTermsLines(settled.record)).toEqual([
+      expect.stringMatching(/^No retries: a failed attempt leaves the job failed/),
+    ]);
+    // Declaring retries is the default: nothing to record.
+    expect(settleQueueTerms({ ...referenceQueue, retries: true }, LEASE)).toEqual({ lease: LEASE });
   });
 });
