@@ -19,7 +19,7 @@ export async function probeDockerEngine(
   try {
     testcontainers = await import('testcontainers');
   } catch (error) {
-    return { available: false, reason: `testcontainers could not be loaded: ${message(error)}` };
+    return { available: false, reason: notLoaded(error) };
   }
   let timer: NodeJS.Timeout | undefined;
   // A remote DOCKER_HOST that drops packets would otherwise hold the caller for the OS's TCP
@@ -38,6 +38,27 @@ export async function probeDockerEngine(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The packages the containers provider needs: optional peers, installed by whoever uses it. */
+export const CONTAINERS_PACKAGES = [
+  'testcontainers',
+  '@testcontainers/postgresql',
+  '@testcontainers/toxiproxy',
+] as const;
+
+function notLoaded(error: unknown): string {
+  if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') {
+    return (
+      'testcontainers is not installed (the containers provider is optional): ' +
+      `npm install --save-dev ${CONTAINERS_PACKAGES.join(' ')}` +
+      (Number(process.versions.node.split('.')[0]) < 22
+        ? ' — testcontainers 12 needs Node 22; on Node 20 also pin undici 7 ("overrides": ' +
+          '{ "undici": "^7.24.7" })'
+        : '')
+    );
+  }
+  return `testcontainers could not be loaded: ${message(error)}`;
 }
 
 function message(error: unknown): string {

@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
@@ -18,6 +18,7 @@ import {
   assertPostgresUserCanReachBinaries,
   embeddedPostgresBinaries,
 } from './postgres-binaries-access.js';
+import { hydratePostgresSymlinks } from './postgres-symlinks.js';
 import { PostmasterProcess } from './postmaster-process.js';
 import { EnvironmentError } from '../errors.js';
 
@@ -80,6 +81,8 @@ export class StartedEmbeddedPostgres implements AsyncDisposable {
           '(--env external).',
       );
     }
+    // <package>/native/bin/initdb: the package's own install script may not have run (npm 11).
+    await hydratePostgresSymlinks(dirname(dirname(dirname(binaries.initdb))));
     const dataDir = await mkdtemp(join(tmpdir(), 'leaseproof-pg-'));
     const port = await freePort();
     const password = randomBytes(12).toString('hex');
