@@ -1,9 +1,10 @@
 /**
  * A complete leaseproof adapter for a small custom queue: one table, a `locked_until` deadline
- * set on the database's clock, and a fresh token per claim that fences stale holders. Load it with
- * `--queue ./examples/tiny-queue.ts`.
+ * set on the database's clock, a fresh token per claim that fences stale holders, and retries.
+ * Copy it into your project (`cp node_modules/leaseproof/examples/tiny-queue.ts .`) and run
+ * `npx leaseproof suite --queue ./tiny-queue.ts`.
  */
-import type { Claim, QueueAdapter, SqlClient } from '../src/queue/types.js';
+import type { Claim, QueueAdapter, SqlClient } from 'leaseproof';
 
 // Held = this token, still running, deadline not passed: an expired claim is lost (strict).
 const HELD = `id = $1::bigint AND token = $2::uuid AND state = 'running' AND locked_until >= now()`;

