@@ -7,7 +7,7 @@
  */
 import type { DerivedHistory } from '../history/derive-types.js';
 import type { AuditEvent } from '../history/types.js';
-import { CallWrites } from './call-writes.js';
+import { CallWrites } from '../history/call-writes.js';
 
 /** One extension reported `ok` whose committed writes left the deadline unmoved. */
 export interface UnmovedExtension {
