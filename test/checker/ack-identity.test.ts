@@ -3,6 +3,7 @@
 // correct queue's ack of a re-claimed job was judged a stale ack of the expired claim before it.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { leaseHonored } from '../../src/checker/lease-honored.js';
 import { noStaleAck } from '../../src/checker/no-stale-ack.js';
 import { readHistory } from '../../src/history/jsonl.js';
 import type { History } from '../../src/history/types.js';
@@ -78,3 +79,57 @@ describe('I1 attributes an ack to the call that made it', () => {
     expect(result.valid).toBe('valid');
   });
 });
+
+describe('I6 counts a connection’s writes before calling an `ok` extension unmoved', () => {
+  it('passes the recorded back-to-back extensions of a loaded run (offset uncertain by 95 ms)', async () => {
+    const file = fileURLToPath(
+      new URL('./fixtures/back-to-back-extensions.history.jsonl', import.meta.url),
+    );
+    const history = await readHistory(file);
+    expect(history.header.clockUncertaintyMs).toBeGreaterThan(90);
+    const result = check(leaseHonored, history);
+    expect(result.counts.unmovedExtensions).toBe(0);
+    expect(result.valid).not.toBe('invalid');
+  });
+
+  it('still catches an `ok` extension that wrote nothing when its calls run back to back', () => {
+    const result = check(leaseHonored, backToBackExtensions(false));
+    expect(result.valid).toBe('invalid');
+    expect(result.counts.unmovedExtensions).toBe(1);
+    expect(check(leaseHonored, backToBackExtensions(true)).counts.unmovedExtensions).toBe(0);
+  });
+});
+
+/**
+ * Two extensions sent back to back on the heartbeat connection, reported by a worker whose
+ * times run 80 ms ahead of the database's: both writes commit after the second call's reported
+ * answer, so the time cut between the calls gives both to the second. `writeFirst` false: the
+ * first `ok` extension wrote nothing (the wrong queue).
+ */
+function backToBackExtensions(writeFirst: boolean): History {
+  const ahead = 80;
+  const HEARTBEAT_PID = 4102;
+  const b = new HistoryBuilder(['w1']);
+  b.enqueue('1', 0).backend('w1', MAIN_PID).grant('1', 'w1', 'a', 1, 1_000);
+  b.say('w1', 100, 'extend', { phase: 'invoke', job: '1', token: 'a' });
+  b.say('w1', 110, 'extend', {
+    phase: 'complete',
+    outcome: 'ok',
+    job: '1',
+    token: 'a',
+    pid: HEARTBEAT_PID,
+  });
+  b.say('w1', 110.1, 'extend', { phase: 'invoke', job: '1', token: 'a' });
+  b.say('w1', 120, 'extend', {
+    phase: 'complete',
+    outcome: 'ok',
+    job: '1',
+    token: 'a',
+    pid: HEARTBEAT_PID,
+  });
+  b.backend('w1', HEARTBEAT_PID);
+  if (writeFirst) b.extend('1', 'w1', 100 + ahead, 1_100);
+  b.extend('1', 'w1', 115 + ahead, 1_200);
+  b.backend('w1', MAIN_PID).ack('1', 'w1', 300);
+  return b.end(1_500).build();
+}
