@@ -160,23 +160,31 @@ function complete(
   kind: 'update' | 'delete',
 ): void {
   const holderClaim = current !== null && e.old?.state === 'held' ? current : null;
-  const by = ackerOf(s, job, e.app, holderClaim);
+  const by = ackerOf(s, i, job, e.app, holderClaim);
   if (current !== null) close(current, i, e, e.old?.deadline ?? current.deadline, 'ack');
   if (by !== null && e.t > by.lastActivityT) by.lastActivityT = e.t;
   job.completions.push(new DerivedCompletion(i, kind, holderClaim, by));
 }
 
 /**
- * Which claim an ack was made under. The audit names only the row's holder; the worker's own
- * ack names its token, so the latest ack invoke by the same worker decides when there is one.
+ * Which claim an ack (audit write `i`) was made under. The audit names only the row's holder;
+ * the worker's own ack names its token. The ack call that made the write, found by identity (its
+ * backend, `CallWrites`), decides; without backends, the latest ack invoke by the same worker
+ * in the history's order. That order is by time, and a loaded worker's times ran behind the
+ * database's: a re-claimed job's ack committed before the worker's invoke of it was ordered,
+ * and the same worker's earlier, rejected ack for the expired claim was taken as the acker —
+ * a correct queue judged to have committed a stale ack.
  */
 function ackerOf(
   s: DerivationState,
+  i: number,
   job: DerivedJob,
   app: string,
   holderClaim: DerivedClaim | null,
 ): DerivedClaim | null {
-  const op = lastOp(s, job);
+  const call = s.calls.callOf(i);
+  const made = call === undefined ? undefined : (s.events[call.complete] as WorkerHistoryEvent);
+  const op = made?.kind === 'ack' ? made : lastOp(s, job);
   const token = op?.worker === app && op.kind === 'ack' ? op.token : undefined;
   if (token !== undefined) {
     // The same worker's claim first: a queue that reuses tokens gives one token to several.

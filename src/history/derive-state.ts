@@ -1,5 +1,6 @@
 /** What the derivation pass accumulates; shared by its parts (`derive-audit`, `derive-work`). */
 import { DerivedJob, DerivedWorker, type DerivedClaim } from './derive-types.js';
+import { CallWrites } from './call-writes.js';
 import type { HistoryEvent, HistoryHeader } from './types.js';
 
 /** The state of one derivation pass. */
@@ -14,12 +15,17 @@ export class DerivationState {
   /** Effect and worker events whose claim was not known yet when they were read. */
   readonly deferred: number[] = [];
   readonly warnings: string[] = [];
+  /** Which of a worker's calls made an audit write, by backend identity. */
+  readonly calls: CallWrites;
 
   constructor(
     readonly events: HistoryEvent[],
     header: HistoryHeader,
   ) {
     this.workerApps = new Set(header.workers);
+    // Tolerance 0: only the identity answer (`callOf`) is asked here. A call alone on its
+    // connection reaches a lease beyond its own span, as unmoved-extensions has it.
+    this.calls = new CallWrites(events, 0, header.lease.durationMs);
     for (const id of header.workers) this.workers.set(id, new DerivedWorker(id));
   }
 

@@ -15,7 +15,7 @@
  * By time, ± `tolerance`, where it does not: a history recorded before the audit had pids, or a
  * worker that reported none.
  */
-import type { AuditEvent, HistoryEvent, WorkerHistoryEvent } from '../history/types.js';
+import type { AuditEvent, HistoryEvent, WorkerHistoryEvent } from './types.js';
 
 /** The calls whose writes the audit holds; a claim's statement writes too. */
 const CALL_KINDS: ReadonlySet<string> = new Set(['claim', 'extend', 'ack', 'fail', 'checkpoint']);
@@ -97,6 +97,21 @@ export class CallWrites {
     return writes.filter((k) => {
       const a = this.events[k] as AuditEvent;
       return a.pid === pid && a.app === e.worker && a.t > from && a.t <= to;
+    });
+  }
+
+  /**
+   * The call that made audit write `index`, by identity: the call on the write's backend, job
+   * and worker whose stretch of the connection's time holds the write. Undefined where the
+   * write or the worker's calls name no backend, or no call's stretch holds it.
+   */
+  callOf(index: number): WorkerCall | undefined {
+    const a = this.events[index];
+    if (a?.type !== 'audit' || a.pid === undefined) return undefined;
+    const calls = this.byConnection.get(connectionKey(a.app, a.pid, a.job)) ?? [];
+    return calls.find((call) => {
+      const [from, to] = this.span(a.app, a.pid!, call.complete);
+      return a.t > from && a.t <= to;
     });
   }
 
