@@ -2,9 +2,10 @@ import { Command } from 'commander';
 import { checkHistory } from '../checker/index.js';
 import { formatVerdictTable } from '../checker/verdict-table.js';
 import type { Verdict } from '../checker/types.js';
-import { ConfigError, LeaseproofError } from '../errors.js';
+import { LeaseproofError } from '../errors.js';
 import type { History } from '../history/types.js';
 import { readHistory } from '../history/jsonl.js';
+import { epsilonOption, parseEpsilon } from './epsilon-option.js';
 
 const EXIT_CODES: Record<Verdict, number> = { valid: 0, invalid: 1, unknown: 2 };
 
@@ -22,19 +23,14 @@ export function checkCommand(): Command {
       're-run the lease checkers on a recorded history (exit 0 valid, 1 invalid, 2 unknown)',
     )
     .argument('<history>', 'a history file (JSONL, as a run records it)')
-    .option('--epsilon <ms>', 'tolerance ε in milliseconds (default 5)')
+    .addOption(epsilonOption('default 5ms'))
     .option('--fenced', 'stale acks are acks of replaced claims (default: of expired claims)')
     .option('--strict-causes', 'an expiry with no fault on its holder is invalid, not a warning')
     .option('--json', 'print the verdict as one JSON object')
     .action(async (file: string, flags: CheckFlags) => {
       // Checked here, not by a commander parser: commander exits 1 on a bad argument, and 1
       // means "invalid history" to whoever reads this exit code.
-      const epsilonMs = flags.epsilon === undefined ? undefined : Number(flags.epsilon);
-      if (epsilonMs !== undefined && !(Number.isFinite(epsilonMs) && epsilonMs >= 0)) {
-        throw new ConfigError(
-          `--epsilon must be a number of milliseconds >= 0, got "${flags.epsilon}"`,
-        );
-      }
+      const epsilonMs = flags.epsilon === undefined ? undefined : parseEpsilon(flags.epsilon);
       const history = await read(file);
       const result = checkHistory(history, {
         ...(epsilonMs !== undefined && { epsilonMs }),

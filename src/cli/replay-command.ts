@@ -49,7 +49,7 @@ export function replayCommand(): Command {
         return;
       }
       say(
-        `replay ${incident.name}: ${incident.events.length} event(s), time scale ${incident.timeScale}, ` +
+        `replay ${incident.name}: ${incident.events.length} event(s), time scale ${incident.timeScaleText}, ` +
           `${incident.workers.map((w, i) => `${w}=w${i + 1}`).join(' ')}`,
       );
       const result = await runScenarios({

@@ -4,7 +4,7 @@ import { CHECKER_NAMES } from '../checker/index.js';
 import { queueNames } from '../queue/registry.js';
 import type { FaultKind } from '../history/types.js';
 import { ConfigError } from '../errors.js';
-import { DURATION_EXAMPLES, parseDuration } from '../scenario/duration.js';
+import { epsilonOption, parseEpsilon } from './epsilon-option.js';
 import { runScenarios, scenarioFiles, type RunScenariosResult } from './run-scenarios.js';
 import { formatOutcomeTable } from './outcome-table.js';
 import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
@@ -56,10 +56,7 @@ function withRunOptions(command: Command): Command {
     )
     .option('--i-own-this-database', "run inside DATABASE_URL's own database (never dropped)")
     .option('--json', 'print the verdict as JSON on stdout')
-    .option(
-      '--epsilon <ms|duration>',
-      "tolerance ε for every scenario (e.g. 20 or 20ms; overrides the files' checkOptions)",
-    )
+    .addOption(epsilonOption("for every scenario, over the files' checkOptions"))
     .addOption(
       parallelOption('scenario runs, each in its own database with its own proxies and workers,'),
     )
@@ -110,28 +107,6 @@ async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
   }
   const verdicts = result.outcomes.map((o) => o.result.valid);
   process.exitCode = verdicts.includes('invalid') ? 1 : verdicts.includes('unknown') ? 2 : 0;
-}
-
-/**
- * ε on the command line: a bare number is milliseconds (as `leaseproof check --epsilon` takes
- * it), anything else a duration as scenario files write them.
- */
-function parseEpsilon(text: string): number {
-  const ms = /^\d+(\.\d+)?$/.test(text) ? Number(text) : parseDurationOrNaN(text);
-  if (!(Number.isFinite(ms) && ms >= 0)) {
-    throw new ConfigError(
-      `--epsilon takes milliseconds or a duration (${DURATION_EXAMPLES}); got "${text}"`,
-    );
-  }
-  return ms;
-}
-
-function parseDurationOrNaN(text: string): number {
-  try {
-    return parseDuration(text);
-  } catch {
-    return NaN;
-  }
 }
 
 /**

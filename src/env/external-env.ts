@@ -75,6 +75,13 @@ export class ExternalEnvironmentProvider implements EnvironmentProvider {
     const ports =
       options.listenPorts === undefined ? undefined : parsePortRange(options.listenPorts);
     const listenHost = options.listenHost ?? new URL(toxiproxyUrl).hostname;
+    if (options.upstream === undefined && db.host.startsWith('/')) {
+      // Toxiproxy proxies TCP only; a socket directory cannot be its upstream.
+      throw new ConfigError(
+        `DATABASE_URL reaches PostgreSQL through the Unix socket in ${db.host}, which Toxiproxy ` +
+          `cannot proxy; set TOXIPROXY_UPSTREAM=host:port to the same server's TCP address`,
+      );
+    }
     const upstream = options.upstream ?? `${db.host}:${db.port}`;
     if (!/^[^:\s]+:\d+$/.test(upstream)) {
       throw new ConfigError(`TOXIPROXY_UPSTREAM must be host:port; got "${upstream}"`);

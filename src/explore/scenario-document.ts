@@ -57,6 +57,16 @@ function faultItem(scenario: ExploredScenario, fault: DrawnFault): Record<string
   }
 }
 
+/**
+ * Faults in the order they start (then by worker), as a person reads a timeline. fast-check
+ * draws and shrinks them in any order; the drawn list keeps that order, only the file is sorted.
+ * Sorted on the rounded start the file shows, so two faults at "200ms" go by worker, and stable,
+ * so faults that tie on both keep their drawn order.
+ */
+export function inTimeOrder(faults: readonly DrawnFault[]): DrawnFault[] {
+  return [...faults].sort((a, b) => Math.round(a.atMs) - Math.round(b.atMs) || a.worker - b.worker);
+}
+
 /** The scenario file's document (plain data, ready for YAML). */
 export function scenarioDocument(
   scenario: ExploredScenario,
@@ -83,7 +93,7 @@ export function scenarioDocument(
         sync: handler.sync,
       },
     },
-    faults: scenario.faults.map((f) => faultItem(scenario, f)),
+    faults: inTimeOrder(scenario.faults).map((f) => faultItem(scenario, f)),
     check: [...CHECKER_NAMES],
     checkOptions: { strictCauses: true },
     drainTimeout: '20s',

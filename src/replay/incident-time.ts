@@ -94,6 +94,24 @@ export function parseTimeScale(text: string | number): number {
   return value;
 }
 
+/**
+ * A time scale as the file wrote it, for people: `1/30` stays `1/30` (its value, 0.0333…, says
+ * less), a decimal in its shortest form (`0.050` → `0.05`). Call it on text `parseTimeScale`
+ * accepted.
+ */
+export function formatTimeScale(text: string | number): string {
+  if (typeof text === 'number') return String(text);
+  const fraction = /^\s*(\S+?)\s*\/\s*(\S+?)\s*$/.exec(text);
+  if (fraction !== null)
+    return `${shortNumber(fraction[1] ?? '')}/${shortNumber(fraction[2] ?? '')}`;
+  return shortNumber(text);
+}
+
+function shortNumber(text: string): string {
+  const value = Number(text);
+  return Number.isFinite(value) ? String(value) : text.trim();
+}
+
 /** The incident's clock as text: `14:02:39.100` (UTC), with the date when it is not the start's. */
 export function formatIncidentTime(epochMs: number, startMs: number): string {
   const iso = new Date(Math.round(epochMs)).toISOString();

@@ -17,7 +17,13 @@ import type { SchemaObject } from '../scenario/scenario-schema.js';
 import type { Scenario } from '../scenario/scenario-types.js';
 import { schemaProblems, type PathProblem } from '../scenario/schema-problems.js';
 import { parseYamlSource } from '../scenario/yaml-source.js';
-import { IncidentTimeError, incidentOffset, parseStamp, parseTimeScale } from './incident-time.js';
+import {
+  formatTimeScale,
+  IncidentTimeError,
+  incidentOffset,
+  parseStamp,
+  parseTimeScale,
+} from './incident-time.js';
 
 /** The published schema of incident files. */
 export const INCIDENT_SCHEMA_PATH = fileURLToPath(
@@ -41,6 +47,8 @@ export interface Incident {
   startMs: number;
   /** Replay time / incident time. */
   timeScale: number;
+  /** The time scale as the file wrote it (`1/30`), for messages and reports. */
+  timeScaleText: string;
   /** Worker names in slot order: `workers[0]` is w1. */
   workers: string[];
   events: IncidentEvent[];
@@ -138,6 +146,7 @@ export function parseIncident(
   };
   const startMs = time(['start'], () => parseStamp(raw.start), 0);
   const scale = time(['timeScale'], () => parseTimeScale(raw.timeScale), 1);
+  const scaleText = formatTimeScale(raw.timeScale);
   const slot = new Map(raw.workers.map((name, i) => [name, i + 1]));
   const known = raw.workers.join(', ');
   const workerOf = (path: (string | number)[], name: string): number => {
@@ -285,7 +294,7 @@ export function parseIncident(
     name: raw.name,
     description:
       raw.description ??
-      `Incident ${raw.name}, replayed at time scale ${scale} (${raw.workers.join(', ')} as w1…w${raw.workers.length}).`,
+      `Incident ${raw.name}, replayed at time scale ${scaleText} (${raw.workers.join(', ')} as w1…w${raw.workers.length}).`,
     seed: raw.seed ?? 1,
     lease: {
       duration: z(lease.duration),
@@ -324,6 +333,7 @@ export function parseIncident(
     name: raw.name,
     startMs,
     timeScale: scale,
+    timeScaleText: scaleText,
     workers: raw.workers,
     events,
     scenario,

@@ -245,6 +245,7 @@ function timelineIncident(history: History, incident: Incident): TimelineInciden
     anchorRel: roundMs(anchorT - history.header.startedAt),
     anchorEpochMs: incident.startMs + (incident.events[0]?.atMs ?? 0),
     scale: incident.timeScale,
+    scaleText: incident.timeScaleText,
     names: Object.fromEntries(incident.workers.map((name, i) => [`w${i + 1}`, name])),
   };
 }

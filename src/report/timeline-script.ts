@@ -261,7 +261,7 @@ export const TIMELINE_SCRIPT = String.raw`
       { type: 'slider', xAxisIndex: 0, filterMode: 'weakFilter', startValue: openFrom, endValue: data.endT, bottom: 14, height: 22, showDataShadow: false, labelFormatter: function (v) { return relText(v); } }
     ],
     xAxis: {
-      type: 'value', min: 0, max: Math.max(data.endT, 1), name: inc ? "the incident's clock (replayed at x" + round(inc.scale) + ')' : 'ms since start (database clock)', nameLocation: 'middle', nameGap: 26,
+      type: 'value', min: 0, max: Math.max(data.endT, 1), name: inc ? "the incident's clock (replayed at time scale " + (inc.scaleText || round(inc.scale)) + ')' : 'ms since start (database clock)', nameLocation: 'middle', nameGap: 26,
       axisLine: { onZero: false }, axisLabel: { showMaxLabel: false, formatter: function (v) { return inc ? incText(v) : round(v) + 'ms'; } }, splitLine: { lineStyle: { color: '#e0e0e0' } }
     },
     yAxis: {

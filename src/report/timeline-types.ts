@@ -212,6 +212,8 @@ export interface TimelineIncident {
   anchorEpochMs: number;
   /** Replay time / incident time. */
   scale: number;
+  /** The time scale as the incident file wrote it (`1/30`), for the axis title. */
+  scaleText: string;
   /** Worker id → the incident's name for it. */
   names: Record<string, string>;
 }

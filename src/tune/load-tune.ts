@@ -15,6 +15,7 @@ import { ScenarioError, type ScenarioProblem } from '../scenario/scenario-error.
 import type { SchemaObject } from '../scenario/scenario-schema.js';
 import { schemaProblems, type PathProblem } from '../scenario/schema-problems.js';
 import { parseYamlSource } from '../scenario/yaml-source.js';
+import { readSamples, SamplesError } from './read-samples.js';
 import type { FaultModel } from '../sim/sim-types.js';
 
 /** The published schema of tune files (shipped with the package, beside the scenario schema). */
@@ -109,7 +110,14 @@ interface RawTune {
   name: string;
   description?: string;
   seed?: number;
-  handler: { p50?: string; p99?: string; p999?: string; samples?: string; units?: number };
+  handler: {
+    p50?: string;
+    p99?: string;
+    p999?: string;
+    samples?: string;
+    samplesColumn?: string;
+    units?: number;
+  };
   workload?: {
     workers?: number;
     jobs?: number;
@@ -201,13 +209,23 @@ async function buildHandler(
   problems: PathProblem[],
 ): Promise<TuneSpec['handler']> {
   const units = raw.units ?? 4;
+  if (raw.samplesColumn !== undefined && raw.samples === undefined) {
+    problems.push({
+      path: ['handler', 'samplesColumn'],
+      found: `a column (${raw.samplesColumn}) but no samples file`,
+      expected: 'samples: a CSV file beside it, or no samplesColumn',
+    });
+  }
   if (raw.samples !== undefined) {
     const path = resolve(dirname(file), raw.samples);
-    const samples = await readSamples(path).catch((error: unknown) => {
+    const read = { name: raw.samples, column: raw.samplesColumn };
+    const samples = await readSamples(path, read).catch((error: unknown) => {
+      if (!(error instanceof SamplesError)) throw error;
+      const where = error.where === '' ? error.file : `${error.file} ${error.where}`;
       problems.push({
         path: ['handler', 'samples'],
-        found: error instanceof Error ? error.message : String(error),
-        expected: 'a CSV or JSON file of durations in ms',
+        found: `${error.found} (${where})`,
+        expected: error.expected,
       });
       return [1];
     });
@@ -248,23 +266,4 @@ async function buildHandler(
     units,
     source: `log-normal fitted to p50 ${raw.p50} and p99.9 ${raw.p999}`,
   };
-}
-
-/** Durations in ms: a JSON array, or a CSV with one number per line (a header line is skipped). */
-export async function readSamples(path: string): Promise<number[]> {
-  const text = await readFile(path, 'utf8');
-  const values = text.trimStart().startsWith('[')
-    ? (JSON.parse(text) as unknown[])
-    : text
-        .split(/\r?\n/)
-        .map((line) => line.split(',')[0]!.trim())
-        .filter((cell) => cell !== '' && !/^[a-z_ ]+$/i.test(cell));
-  const numbers = values.map(Number);
-  const badAt = numbers.findIndex((n) => !Number.isFinite(n) || n < 0);
-  if (badAt >= 0)
-    throw new Error(
-      `${path}: value ${badAt + 1} (${String(values[badAt])}) is not a duration in ms`,
-    );
-  if (numbers.length === 0) throw new Error(`${path} holds no durations`);
-  return numbers;
 }

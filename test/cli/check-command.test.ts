@@ -115,7 +115,21 @@ describe('leaseproof check', () => {
     const epsilon = await check(await jsonl('ok.jsonl', cleanRun()), '--epsilon', 'soon');
     expect(epsilon.code).toBe(2);
     expect(epsilon.stderr.trim()).toBe(
-      'leaseproof: --epsilon must be a number of milliseconds >= 0, got "soon"',
+      'leaseproof: --epsilon takes milliseconds or a duration: a number of ms (20, 0.5) or a ' +
+        'duration (20ms, 1s, 250us); got "soon"',
     );
+  });
+
+  it('takes --epsilon as a duration too, as run does', async () => {
+    const file = await jsonl('ok-duration.jsonl', cleanRun());
+    for (const [given, shown] of [
+      ['2ms', '2ms'],
+      ['0.01s', '10ms'],
+      ['7', '7ms'],
+    ] as const) {
+      const result = await check(file, '--epsilon', given);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(`verdict: valid (ε = ${shown},`);
+    }
   });
 });

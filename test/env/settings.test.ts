@@ -1,57 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  formatDatabaseUrl,
-  parseDatabaseUrl,
-  redactUrl,
-  withDatabaseUrl,
-} from '../../src/env/database-url.js';
-import { parsePortRange, externalOptionsFromEnv } from '../../src/env/external-env.js';
+  parsePortRange,
+  externalOptionsFromEnv,
+  ExternalEnvironmentProvider,
+} from '../../src/env/external-env.js';
 import { selectEnvironment } from '../../src/env/select-env.js';
 import { RunDatabases } from '../../src/env/run-databases.js';
-import { ConfigError, UnsafeDatabaseError } from '../../src/errors.js';
-
-describe('database URLs', () => {
-  it('parse, format and round-trip with awkward passwords', () => {
-    const url = formatDatabaseUrl({
-      host: '127.0.0.1',
-      port: 5433,
-      user: 'lp',
-      password: 'p@ss:w/rd',
-      database: 'leaseproof_x',
-    });
-    expect(parseDatabaseUrl(url, 'X')).toEqual({
-      host: '127.0.0.1',
-      port: 5433,
-      user: 'lp',
-      password: 'p@ss:w/rd',
-      database: 'leaseproof_x',
-    });
-    expect(withDatabaseUrl(url, { database: 'other', port: 1 })).toBe(
-      'postgres://lp:p%40ss%3Aw%2Frd@127.0.0.1:1/other',
-    );
-  });
-
-  it('reject what is not a postgres URL, naming the setting and never the password', () => {
-    expect(() => parseDatabaseUrl('mysql://u:secret@h/db', 'DATABASE_URL')).toThrow(
-      /DATABASE_URL must use the postgres:\/\/ scheme/,
-    );
-    expect(() => parseDatabaseUrl('not a url secret', 'DATABASE_URL')).toThrow(ConfigError);
-    try {
-      parseDatabaseUrl('postgres://u:secret@', 'DATABASE_URL');
-      expect.unreachable();
-    } catch (error) {
-      expect((error as Error).message).toContain('DATABASE_URL');
-      expect((error as Error).message).not.toContain('secret');
-    }
-  });
-
-  it('redact passwords in any text', () => {
-    expect(redactUrl('to postgres://a:b@h:1/d and postgresql://x:y%40z@h/d')).toBe(
-      'to postgres://a:***@h:1/d and postgresql://x:***@h/d',
-    );
-    expect(redactUrl('postgres://nopassword@h/d')).toBe('postgres://nopassword@h/d');
-  });
-});
+import { UnsafeDatabaseError } from '../../src/errors.js';
 
 describe('external settings', () => {
   it('parse port ranges', () => {
@@ -70,6 +25,16 @@ describe('external settings', () => {
         TOXIPROXY_UPSTREAM: 'postgres:5432',
       }),
     ).toMatchObject({ upstream: 'postgres:5432', listenPorts: undefined });
+  });
+
+  it('ask for a TCP upstream when DATABASE_URL names a socket, before connecting anywhere', async () => {
+    const provider = new ExternalEnvironmentProvider({
+      databaseUrl: 'postgresql://lp@%2Fvar%2Frun%2Fpostgresql/postgres',
+      toxiproxyUrl: 'http://127.0.0.1:1',
+    });
+    await expect(provider.start()).rejects.toThrow(
+      /Unix socket in \/var\/run\/postgresql, which Toxiproxy cannot proxy; set TOXIPROXY_UPSTREAM/,
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatIncidentTime,
+  formatTimeScale,
   incidentOffset,
   parseStamp,
   parseTimeScale,
@@ -55,6 +56,26 @@ describe("an incident's clock", () => {
     expect(formatIncidentTime(START + 39_100, START)).toBe('14:02:39.100');
     expect(formatIncidentTime(START + 39_000, START)).toBe('14:02:39');
     expect(formatIncidentTime(START + 86_400_000, START)).toBe('2026-03-15 14:02:00');
+  });
+});
+
+describe('time scales for people', () => {
+  it('print as the file wrote them: a fraction stays a fraction, a decimal is short', () => {
+    expect(formatTimeScale('1/30')).toBe('1/30');
+    expect(formatTimeScale(' 1 / 30 ')).toBe('1/30');
+    expect(formatTimeScale('1.0/30')).toBe('1/30');
+    expect(formatTimeScale('0.050')).toBe('0.05');
+    expect(formatTimeScale(0.05)).toBe('0.05');
+    expect(formatTimeScale(1)).toBe('1');
+  });
+
+  it('are what an incident reports, not 0.03333333333333333', () => {
+    const incident = parseIncident(BASE, 'incident.yaml');
+    expect(incident.timeScale).toBeCloseTo(1 / 30, 12);
+    expect(incident.timeScaleText).toBe('1/30');
+    expect(incident.document.description).toMatch(/replayed at time scale 1\/30 \(/);
+    const decimal = parseIncident(BASE.replace('timeScale: 1/30', 'timeScale: 0.050'));
+    expect(decimal.timeScaleText).toBe('0.05');
   });
 });
 

@@ -51,6 +51,7 @@ describe('leaseproof replay', () => {
     expect(data.incident).toMatchObject({
       anchorEpochMs: Date.parse('2026-03-14T14:02:11Z'),
       scale: 1 / 30,
+      scaleText: '1/30',
       names: { w1: 'worker-a', w2: 'worker-b', w3: 'worker-c' },
     });
     expect(data.incident?.anchorRel).toBeCloseTo(pause!.t - history.header.startedAt, 2);

@@ -58,6 +58,36 @@ describe('tune files', () => {
     expect(spec.grid.leaseMs).toEqual([4000, 8000]);
   });
 
+  it('reads the duration column of a multi-column CSV, or the one samplesColumn names', async () => {
+    await writeFile(join(dir, 'jobs.csv'), 'id,duration_ms,latency\n1,100,7\n2,200,8\n');
+    const file = join(dir, 'columns.yaml');
+    await writeFile(file, VALID.replace('{ p50: 100ms, p999: 1s }', '{ samples: jobs.csv }'));
+    expect((await loadTuneFile(file)).handler.duration).toEqual({
+      dist: 'empirical',
+      samplesMs: [100, 200],
+    });
+    await writeFile(
+      file,
+      VALID.replace('{ p50: 100ms, p999: 1s }', '{ samples: jobs.csv, samplesColumn: Latency }'),
+    );
+    expect((await loadTuneFile(file)).handler.duration).toEqual({
+      dist: 'empirical',
+      samplesMs: [7, 8],
+    });
+  });
+
+  it('places a bad sample at its line in the CSV, under handler.samples', async () => {
+    await writeFile(join(dir, 'bad.csv'), 'duration_ms\n100\nabc\n');
+    const error = await tuneError(
+      VALID.replace('{ p50: 100ms, p999: 1s }', '{ samples: bad.csv }'),
+    );
+    expect(error.message).toMatch(
+      /handler\.samples: found "abc" \(bad\.csv line 3\); expected a number of ms in column duration_ms$/m,
+    );
+    const orphan = await tuneError(VALID.replace('p999: 1s', 'p999: 1s, samplesColumn: ms'));
+    expect(orphan.message).toMatch(/handler\.samplesColumn: found a column \(ms\) but no samples/);
+  });
+
   it('names the file, the place and what was expected for each problem', async () => {
     const unknown = await tuneError(VALID.replace('p50: 100ms', 'p50: 100ms, p95: 300ms'));
     expect(unknown.problems[0]).toMatchObject({ path: 'handler.p95', line: 2 });
