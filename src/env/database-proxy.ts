@@ -2,7 +2,13 @@ import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
 import type { DatabaseProxy, RunDatabase, ToxicSpec } from './types.js';
 import { withDatabaseUrl } from './database-url.js';
 import { EnvironmentError } from '../errors.js';
-import { isToxiproxyStatus, toxiproxyFailure } from './toxiproxy-failure.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  isToxiproxyStatus,
+  isToxiproxyUnreachable,
+  rootCause,
+  toxiproxyFailure,
+} from './toxiproxy-failure.js';
 
 /** Where Toxiproxy should listen for a new proxy, and how clients then reach it. */
 export interface ProxyPlacement {
@@ -30,6 +36,9 @@ export interface ToxiproxyDatabaseProxyOptions {
   /** Called once when the proxy is removed, so its owner can hand its name and port out again. */
   onRemoved?: () => void;
 }
+
+/** How many times a proxy's creation is tried when Toxiproxy's API does not answer. */
+export const CREATE_ATTEMPTS = 3;
 
 /** Splits `host:port` (or `[v6]:port`) as Toxiproxy prints listen addresses. */
 export function splitHostPort(address: string): { host: string; port: number } {
@@ -65,25 +74,37 @@ export class ToxiproxyDatabaseProxy implements DatabaseProxy {
     this.port = reach.port;
   }
 
-  /** Creates the proxy on the server (replacing a stale one of the same name) and wraps it. */
+  /**
+   * Creates the proxy on the server (replacing a stale one of the same name) and wraps it. A
+   * request that got no answer at all is tried again, up to `CREATE_ATTEMPTS` times: on a loaded
+   * runner the API once failed to answer ("fetch failed") and cost a run its verdict. Each try
+   * first removes a proxy of the name, so one the failed try did create is not left behind.
+   */
   static async create(options: ToxiproxyDatabaseProxyOptions): Promise<ToxiproxyDatabaseProxy> {
-    try {
-      const stale = await options.toxiproxy.getAll();
-      await stale[options.name]?.remove();
-      const proxy = await options.toxiproxy.createProxy({
-        name: options.name,
-        listen: options.placement.listen,
-        upstream: options.upstream,
-        enabled: true,
-      });
-      const reach = options.placement.reach(splitHostPort(proxy.listen));
-      return new ToxiproxyDatabaseProxy(options, reach);
-    } catch (error) {
-      throw new EnvironmentError(
-        `could not create Toxiproxy proxy "${options.name}" (listen ${options.placement.listen}, ` +
-          `upstream ${options.upstream}) at ${options.toxiproxy.host}`,
-        { cause: error },
-      );
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const stale = await options.toxiproxy.getAll();
+        await stale[options.name]?.remove();
+        const proxy = await options.toxiproxy.createProxy({
+          name: options.name,
+          listen: options.placement.listen,
+          upstream: options.upstream,
+          enabled: true,
+        });
+        const reach = options.placement.reach(splitHostPort(proxy.listen));
+        return new ToxiproxyDatabaseProxy(options, reach);
+      } catch (error) {
+        if (attempt < CREATE_ATTEMPTS && isToxiproxyUnreachable(error)) {
+          await sleep(250 * attempt);
+          continue;
+        }
+        const tries = attempt > 1 ? ` (${attempt} tries)` : '';
+        throw new EnvironmentError(
+          `could not create Toxiproxy proxy "${options.name}" (listen ${options.placement.listen}, ` +
+            `upstream ${options.upstream}) at ${options.toxiproxy.host}${tries}: ${rootCause(error)}`,
+          { cause: error },
+        );
+      }
     }
   }
 
