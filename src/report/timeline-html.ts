@@ -1,11 +1,13 @@
 /**
  * `<scenario>.timeline.html`: one scenario's history as a page that opens anywhere without a
- * network — ECharts, the stylesheet, the script and the data are all inlined. The parts a
- * reader needs first are rendered on the server, so they are there even before (or without)
- * the script: the verdict per checker, the list of violations linking to their markers, and the
- * marker elements themselves (`id="v-<checker>-<n>" class="violation marker"`), which the
- * script then positions over the chart.
+ * network — the stylesheet, the script and the data are inlined; ECharts is the report
+ * folder's one copy (`assets/echarts.min.js`, see `echarts-asset.ts`), loaded by a relative
+ * path. The parts a reader needs first are rendered on the server, so they are there even
+ * before (or without) the script: the verdict per checker, the list of violations linking to
+ * their markers, and the marker elements themselves (`id="v-<checker>-<n>" class="violation
+ * marker"`), which the script then positions over the chart.
  */
+import { ECHARTS_ASSET } from './echarts-asset.js';
 import { escapeHtml as h, inlineJson } from './escape.js';
 import { databaseTime } from './format-time.js';
 import { TIMELINE_SCRIPT } from './timeline-script.js';
@@ -21,8 +23,11 @@ const CLAIM_KEY: [string, string][] = [
   ['open', '#90a4ae'],
 ];
 
-/** Renders the page; `echarts` is the library's browser build (see `echartsSource`). */
-export function renderTimelineHtml(data: TimelineData, echarts: string): string {
+/**
+ * Renders the page; `echartsSrc` is the URL of ECharts' browser build relative to the page —
+ * by default the run folder's copy, for a page written into the run folder (see `assetSrc`).
+ */
+export function renderTimelineHtml(data: TimelineData, echartsSrc: string = ECHARTS_ASSET): string {
   const { lease } = data;
   const title = `${data.label} [${data.queue}]`;
   return `<!doctype html>
@@ -61,7 +66,7 @@ ${data.markers.map(markerElement).join('\n')}
 <section id="details" hidden></section>
 <section class="key">Claim bars:${CLAIM_KEY.map(([name, color]) => `<span class="swatch" style="background:${color}"></span>${name}`).join('')}. A thin tail after an expired bar is work its worker went on doing (a zombie). Shaded bands are faults: on a worker's lane, or across every lane for the database. Grey dashed bands are harness starvation: a worker's thread kept from running by the machine's load, which no fault explains; a timing verdict they account for is unknown, not invalid. Scroll or drag the slider to zoom; hover for details; times are ms since the start and on the database clock.</section>
 <script type="application/json" id="timeline-data">${inlineJson(data)}</script>
-<script>${echarts}</script>
+<script src="${h(echartsSrc)}"></script>
 <script>${TIMELINE_SCRIPT}</script>
 </body>
 </html>

@@ -1,7 +1,7 @@
 /**
  * The browser side of a timeline page, inlined into it as text. It is a string rather than a
- * module so that the page needs nothing at run time (no bundler, no file next to the report) and
- * so that compiling leaseproof cannot rewrite it: the page runs it exactly as written here. It
+ * module so that the page needs nothing at run time but the run folder's copy of ECharts (no
+ * bundler, no file of its own) and so that compiling leaseproof cannot rewrite it: the page runs it exactly as written here. It
  * reads the data from the page's JSON element, draws it with ECharts (lanes as a value axis,
  * claims and fault bands as custom series, point events as scatter series), and keeps the
  * violation markers — elements rendered by the server with ids `v-<checker>-<n>` — positioned

@@ -1,7 +1,9 @@
 /**
  * What `leaseproof tune` writes: a terminal table, `tune.json` (versioned like `verdict.json`:
- * fields are only ever added within a version) and a self-contained HTML page of ECharts charts.
+ * fields are only ever added within a version) and an HTML page of ECharts charts that loads
+ * the library from beside it (`assets/echarts.min.js`, see `echarts-asset.ts`).
  */
+import { ECHARTS_ASSET } from '../report/echarts-asset.js';
 import { escapeHtml as h, inlineJson } from '../report/escape.js';
 import { textTable } from '../report/text-table.js';
 import { Z_999 } from '../scenario/durations.js';
@@ -125,8 +127,11 @@ export function renderTuneTable(doc: TuneDocument): string {
   return textTable(header, rows).join('\n');
 }
 
-/** The HTML page: charts of the sweep, the recommendation and the confirmation. */
-export function renderTuneHtml(doc: TuneDocument, echarts: string): string {
+/**
+ * The HTML page: charts of the sweep, the recommendation and the confirmation. `echartsSrc` is
+ * the URL of ECharts' browser build relative to the page (by default the copy beside it).
+ */
+export function renderTuneHtml(doc: TuneDocument, echartsSrc: string = ECHARTS_ASSET): string {
   const rec = doc.points[doc.recommended];
   return `<!doctype html>
 <html lang="en">
@@ -154,7 +159,7 @@ table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #ddd;padding
 <div class="chart" id="pareto"></div>
 </div>
 ${confirmationTable(doc)}
-<script>${echarts}</script>
+<script src="${h(echartsSrc)}"></script>
 <script>
 var doc = ${inlineJson(doc)};
 ${TUNE_SCRIPT}
