@@ -10,6 +10,7 @@
 import { ECHARTS_ASSET } from './echarts-asset.js';
 import { escapeHtml as h, inlineJson } from './escape.js';
 import { databaseTime } from './format-time.js';
+import { withQueue } from './scenario-labels.js';
 import { TIMELINE_SCRIPT } from './timeline-script.js';
 import { TIMELINE_STYLE } from './timeline-style.js';
 import type { TimelineData, TimelineMarker } from './timeline-types.js';
@@ -29,7 +30,7 @@ const CLAIM_KEY: [string, string][] = [
  */
 export function renderTimelineHtml(data: TimelineData, echartsSrc: string = ECHARTS_ASSET): string {
   const { lease } = data;
-  const title = `${data.label} [${data.queue}]`;
+  const title = withQueue(data.label, data.queue);
   return `<!doctype html>
 <html lang="en">
 <head>

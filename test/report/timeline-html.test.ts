@@ -4,7 +4,7 @@ import { buildTimelineData } from '../../src/report/timeline-data.js';
 import { renderTimelineHtml } from '../../src/report/timeline-html.js';
 import type { TimelineData } from '../../src/report/timeline-types.js';
 import { cleanRun } from '../checker/fixtures/anomalies.js';
-import { oddStaleAck } from './fixtures.js';
+import { oddStaleAck, renamed } from './fixtures.js';
 
 function page(history = oddStaleAck()): { html: string; data: TimelineData } {
   const data = buildTimelineData(history, checkHistory(history));
@@ -54,5 +54,18 @@ describe('timeline.html', () => {
       html,
     )![1]!;
     expect(JSON.parse(json)).toEqual(data);
+  });
+
+  it('names the queue once in the title, also when the label carries it (a name run on two queues)', () => {
+    const history = renamed(cleanRun(), 'pause-past-lease', 'unconditional-ack');
+    for (const label of ['pause-past-lease', 'pause-past-lease [unconditional-ack]']) {
+      const html = renderTimelineHtml(buildTimelineData(history, checkHistory(history), label));
+      const title = /<title>(.*?)<\/title>/.exec(html)![1];
+      expect(title).toBe('pause-past-lease [unconditional-ack] — leaseproof timeline');
+      expect(/<h1>(.*?) <span/.exec(html)![1]).toBe('pause-past-lease [unconditional-ack]');
+    }
+    // A label that merely contains another queue's name in brackets still gets its own.
+    const other = buildTimelineData(history, checkHistory(history), 'odd [reference]');
+    expect(renderTimelineHtml(other)).toContain('<title>odd [reference] [unconditional-ack]');
   });
 });
