@@ -4,6 +4,7 @@ import { buildTimelineData } from '../../src/report/timeline-data.js';
 import { renderTimelineHtml } from '../../src/report/timeline-html.js';
 import type { TimelineData } from '../../src/report/timeline-types.js';
 import { cleanRun } from '../checker/fixtures/anomalies.js';
+import { runPageScripts } from '../support/page-script.js';
 import { oddStaleAck, renamed } from './fixtures.js';
 
 function page(history = oddStaleAck()): { html: string; data: TimelineData } {
@@ -67,5 +68,31 @@ describe('timeline.html', () => {
     // A label that merely contains another queue's name in brackets still gets its own.
     const other = buildTimelineData(history, checkHistory(history), 'odd [reference]');
     expect(renderTimelineHtml(other)).toContain('<title>odd [reference] [unconditional-ack]');
+  });
+
+  it('opens on the whole run, with x labels that cannot collide and a legend clear of the grid', () => {
+    const charts = runPageScripts(page().html);
+    expect(charts.map((c) => c.element)).toEqual(['chart']);
+    const option = charts[0]!.options[0] as {
+      dataZoom: Record<string, unknown>[];
+      xAxis: { nameGap: number; axisLabel: { hideOverlap: boolean } };
+      legend: { type: string; top: number };
+      grid: { top: number; bottom: number };
+    };
+    for (const zoom of option.dataZoom) {
+      expect(zoom).toMatchObject({ start: 0, end: 100 });
+      expect(zoom).not.toHaveProperty('startValue');
+    }
+    expect(option.xAxis.axisLabel.hideOverlap).toBe(true);
+    // One legend row (it scrolls) above the grid; below it, the axis name clears the slider.
+    expect(option.legend).toMatchObject({ type: 'scroll', top: 4 });
+    expect(option.grid.top).toBeGreaterThanOrEqual(48);
+    const slider = option.dataZoom.find((z) => z.type === 'slider') as {
+      bottom: number;
+      height: number;
+    };
+    expect(option.xAxis.nameGap + 16).toBeLessThanOrEqual(
+      option.grid.bottom - slider.bottom - slider.height,
+    );
   });
 });
