@@ -1,8 +1,8 @@
 /**
  * Writes a run's whole report into its folder: per scenario its history (JSONL) and timeline
  * (HTML); for the run verdict.json, summary.md, junit.xml and the one copy of ECharts the
- * timelines share (assets/echarts.min.js). The formats are built from the
- * verdict file's data, so they cannot disagree with each other.
+ * timelines share (assets/echarts.min.js). The formats are built from the verdict file's
+ * data, so they cannot disagree with each other.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
