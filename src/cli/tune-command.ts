@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { echartsSource } from '../report/echarts-source.js';
+import { assetSrc, writeEchartsAsset } from '../report/echarts-asset.js';
 import { confirmPoints, type Confirmation } from '../tune/confirm.js';
 import { loadTuneFile } from '../tune/load-tune.js';
 import { fmt, sweep } from '../tune/sweep.js';
@@ -35,7 +35,11 @@ export function tuneCommand(): Command {
     )
     .argument('<file>', 'tune file (YAML, see scenarios/tune.schema.json)')
     .option('--confirm <k>', 'rerun the k best points (and one outside the budget) for real', '0')
-    .option('--out <dir>', 'where tune.json and tune.html go', 'reports/tune')
+    .option(
+      '--out <dir>',
+      'where tune.json, tune.html and its assets/echarts.min.js go',
+      'reports/tune',
+    )
     .option('--write-scenario <file>', 'write the recommended settings as a scenario file')
     .addOption(
       new Option('--env <provider>', 'embedded | external | containers (for --confirm)').env(
@@ -66,7 +70,8 @@ export function tuneCommand(): Command {
       const jsonFile = join(flags.out, 'tune.json');
       const htmlFile = join(flags.out, 'tune.html');
       await writeFile(jsonFile, renderTuneJson(doc));
-      await writeFile(htmlFile, renderTuneHtml(doc, await echartsSource()));
+      const echarts = await writeEchartsAsset(flags.out);
+      await writeFile(htmlFile, renderTuneHtml(doc, assetSrc(htmlFile, echarts)));
       console.log(renderTuneTable(doc));
       console.log('');
       console.log(

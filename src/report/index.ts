@@ -4,9 +4,10 @@
  * verdict on it. From those the report writers make — and never re-judge — the run's files:
  * per scenario its history (`<scenario>.history.jsonl`) and an offline HTML timeline
  * (`<scenario>.timeline.html`: worker lanes, claim bars, heartbeats, expiries, acks, effects,
- * fault bands, violations linked from the verdict); for the run `verdict.json` (versioned,
- * typed in `verdict-types.ts`), `summary.md` and `junit.xml`; and `reports/index.html` over
- * every run folder present.
+ * fault bands, violations linked from the verdict), which share one copy of ECharts
+ * (`assets/echarts.min.js`); for the run `verdict.json` (versioned, typed in
+ * `verdict-types.ts`), `summary.md` and `junit.xml`; and `reports/index.html` over every run
+ * folder present.
  */
 export type {
   RunReport,
@@ -30,6 +31,6 @@ export { renderSummary } from './summary-markdown.js';
 export { renderJunit } from './junit-xml.js';
 export { buildTimelineData } from './timeline-data.js';
 export { renderTimelineHtml } from './timeline-html.js';
-export { echartsSource } from './echarts-source.js';
+export { ECHARTS_ASSET, writeEchartsAsset, assetSrc } from './echarts-asset.js';
 export { scenarioNames, type ScenarioNames } from './scenario-labels.js';
 export type { TimelineData } from './timeline-types.js';

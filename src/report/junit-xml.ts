@@ -7,6 +7,7 @@
  */
 import { evidenceLines } from './describe-evidence.js';
 import { escapeXml as x } from './escape.js';
+import { withQueue } from './scenario-labels.js';
 import type {
   CheckerVerdict,
   NotJudgedVerdict,
@@ -67,7 +68,7 @@ function suite(s: ScenarioVerdict, timestamp: string): string {
     ['history', s.files.history],
   ];
   return [
-    `  <testsuite name="${x(`${s.label} [${s.queue}]`)}" ${tally(s.checkers)} ` +
+    `  <testsuite name="${x(withQueue(s.label, s.queue))}" ${tally(s.checkers)} ` +
       `time="${seconds(s.durationMs / 1000)}" timestamp="${x(timestamp.replace(/Z$/, ''))}">`,
     '    <properties>',
     ...properties.map(([k, v]) => `      <property name="${x(k!)}" value="${x(v!)}"/>`),

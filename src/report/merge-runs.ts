@@ -1,12 +1,14 @@
 /**
  * `leaseproof merge`: the shards' run folders (from a CI matrix's artifacts, a Kubernetes
  * volume) into one run folder — verdict.json, summary.md, junit.xml, every scenario's history
- * and timeline — and the reports index. The shard folders are read, never changed.
+ * and timeline, and the copy of ECharts the timelines load — and the reports index. The shard
+ * folders are read, never changed.
  */
 import { copyFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { newRunId } from '../env/run-id.js';
+import { writeEchartsAsset } from './echarts-asset.js';
 import { renderJunit } from './junit-xml.js';
 import { planMerge, type MergePlan, type ShardRun } from './merge-plan.js';
 import { updateReportIndex } from './report-index.js';
@@ -50,6 +52,9 @@ export async function mergeRuns(inputs: readonly string[], out: string): Promise
   const plan = planMerge(runs, runId);
   const dir = join(outDir, runId);
   await mkdir(dir, { recursive: true });
+  // The copied timelines load ECharts from beside them (shards of one plan run one leaseproof,
+  // so this one's copy is theirs too); those of an older shard carry it inline and ignore it.
+  await writeEchartsAsset(dir);
   for (const s of plan.scenarios) {
     await copyInto(s.fromDir, s.fromFiles.history, dir, s.verdict.files.history);
     await copyInto(s.fromDir, s.fromFiles.timeline, dir, s.verdict.files.timeline);

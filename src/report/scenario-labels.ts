@@ -52,6 +52,16 @@ export function labelRuns(
   });
 }
 
+/**
+ * `label` with its queue, once: `pause-past-lease [unconditional-ack]`. A label already ends
+ * with its queue when the run holds the name twice (see `labelRuns`), and a title that added
+ * it again read "pause-past-lease [unconditional-ack] [unconditional-ack]".
+ */
+export function withQueue(label: string, queue: string): string {
+  const suffix = ` [${queue}]`;
+  return label.endsWith(suffix) ? label : `${label}${suffix}`;
+}
+
 /** `text` reduced to lower-case letters, digits, `.`, `_` and `-` (never empty). */
 export function fileStem(text: string): string {
   const stem = text

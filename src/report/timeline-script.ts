@@ -1,7 +1,7 @@
 /**
  * The browser side of a timeline page, inlined into it as text. It is a string rather than a
- * module so that the page needs nothing at run time (no bundler, no file next to the report) and
- * so that compiling leaseproof cannot rewrite it: the page runs it exactly as written here. It
+ * module so that the page needs nothing at run time but the run folder's copy of ECharts (no
+ * bundler, no file of its own) and so that compiling leaseproof cannot rewrite it: the page runs it exactly as written here. It
  * reads the data from the page's JSON element, draws it with ECharts (lanes as a value axis,
  * claims and fault bands as custom series, point events as scatter series), and keeps the
  * violation markers — elements rendered by the server with ids `v-<checker>-<n>` — positioned
@@ -13,7 +13,8 @@ export const TIMELINE_SCRIPT = String.raw`
   var data = JSON.parse(document.getElementById('timeline-data').textContent);
   var lanes = data.lanes.length > 0 ? data.lanes : [{ id: '(no workers)', rows: 1 }];
   var nLanes = lanes.length;
-  var GRID = { left: data.incident ? 160 : 96, right: 32, top: 56, bottom: 84 };
+  // Room below the grid, top down: tick labels, the axis name, then the zoom slider.
+  var GRID = { left: data.incident ? 160 : 96, right: 32, top: 56, bottom: 96 };
   var LANE_PX = 72;
 
   var CLAIM_COLORS = {
@@ -245,24 +246,24 @@ export const TIMELINE_SCRIPT = String.raw`
   var legendNames = series.filter(function (s) { return s.name !== 'lanes' && s.name !== 'cited by the selected evidence'; })
     .map(function (s) { return s.name; });
 
-  // Open on the part of the run where something happened: workers take a while to start.
-  var firstT = Math.min.apply(null, data.claims.map(function (c) { return c.start; })
-    .concat(data.faults.map(function (f) { return f.start; }), [data.endT]));
-  var openFrom = Math.max(0, Math.floor((firstT - data.endT * 0.03) / 100) * 100);
-
   chart.setOption({
     animation: false,
     grid: GRID,
-    legend: { top: 4, left: GRID.left, right: GRID.right, data: legendNames, textStyle: { fontSize: 11 } },
+    // One scrolling row, so that however many kinds a run has, the legend stays above the grid.
+    legend: { type: 'scroll', top: 4, left: GRID.left, right: GRID.right, data: legendNames, textStyle: { fontSize: 11 } },
     tooltip: { trigger: 'item', confine: true, enterable: false },
     toolbox: { right: 8, top: 26, feature: { dataZoom: { yAxisIndex: 'none' }, restore: {}, saveAsImage: { name: 'timeline' } } },
+    // The whole run first: a reader judges where to zoom once they have seen all of it.
     dataZoom: [
-      { type: 'inside', xAxisIndex: 0, filterMode: 'weakFilter', startValue: openFrom, endValue: data.endT },
-      { type: 'slider', xAxisIndex: 0, filterMode: 'weakFilter', startValue: openFrom, endValue: data.endT, bottom: 14, height: 22, showDataShadow: false, labelFormatter: function (v) { return relText(v); } }
+      { type: 'inside', xAxisIndex: 0, filterMode: 'weakFilter', start: 0, end: 100 },
+      { type: 'slider', xAxisIndex: 0, filterMode: 'weakFilter', start: 0, end: 100, bottom: 14, height: 22, showDataShadow: false, labelFormatter: function (v) { return relText(v); } }
     ],
+    // About one tick per 120 px, and a label that would touch its neighbour is left out
+    // (incident clock labels are twelve characters wide).
     xAxis: {
-      type: 'value', min: 0, max: Math.max(data.endT, 1), name: inc ? "the incident's clock (replayed at time scale " + (inc.scaleText || round(inc.scale)) + ')' : 'ms since start (database clock)', nameLocation: 'middle', nameGap: 26,
-      axisLine: { onZero: false }, axisLabel: { showMaxLabel: false, formatter: function (v) { return inc ? incText(v) : round(v) + 'ms'; } }, splitLine: { lineStyle: { color: '#e0e0e0' } }
+      type: 'value', min: 0, max: Math.max(data.endT, 1), name: inc ? "the incident's clock, UTC (replayed " + (round(1 / inc.scale) === 1 ? 'in real time' : round(1 / inc.scale) + '× faster, time scale ' + (inc.scaleText || round(inc.scale))) + ')' : 'ms since start (database clock)', nameLocation: 'middle', nameGap: 32,
+      splitNumber: Math.max(2, Math.floor((chartEl.clientWidth - GRID.left - GRID.right) / 120)),
+      axisLine: { onZero: false }, axisLabel: { hideOverlap: true, showMaxLabel: false, formatter: function (v) { return inc ? incText(v).replace(/\.000$/, '') : round(v) + 'ms'; } }, splitLine: { lineStyle: { color: '#e0e0e0' } }
     },
     yAxis: {
       type: 'value', inverse: true, min: -0.5, max: nLanes - 0.5, interval: 1,

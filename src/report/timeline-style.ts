@@ -1,4 +1,4 @@
-/** The timeline page's stylesheet, inlined into it (the page loads nothing from anywhere). */
+/** The timeline page's stylesheet, inlined into it (the page loads only its folder's ECharts). */
 export const TIMELINE_STYLE = `
 :root { color-scheme: light; --red: #d50000; --amber: #ffa000; --ink: #1f2933; --muted: #5f6b7a; }
 * { box-sizing: border-box; }

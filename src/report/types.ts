@@ -106,6 +106,8 @@ export interface RunReportPaths {
   summary: string;
   /** junit.xml. */
   junit: string;
+  /** The one copy of ECharts every timeline of the run loads (`assets/echarts.min.js`). */
+  echarts: string;
   /** Per scenario, in run order. */
   scenarios: ScenarioReportPaths[];
 }

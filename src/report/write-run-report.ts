@@ -1,12 +1,13 @@
 /**
  * Writes a run's whole report into its folder: per scenario its history (JSONL) and timeline
- * (HTML); for the run verdict.json, summary.md and junit.xml. The formats are built from the
- * verdict file's data, so they cannot disagree with each other.
+ * (HTML); for the run verdict.json, summary.md, junit.xml and the one copy of ECharts the
+ * timelines share (assets/echarts.min.js). The formats are built from the verdict file's
+ * data, so they cannot disagree with each other.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { writeHistory } from '../history/jsonl.js';
-import { echartsSource } from './echarts-source.js';
+import { assetSrc, writeEchartsAsset } from './echarts-asset.js';
 import { renderJunit } from './junit-xml.js';
 import { scenarioNames } from './scenario-labels.js';
 import { renderSummary } from './summary-markdown.js';
@@ -25,7 +26,7 @@ export async function writeRunReport(dir: string, run: RunReport): Promise<RunRe
   await mkdir(root, { recursive: true });
   const names = scenarioNames(run.scenarios, run.plan?.names);
   const verdict = buildVerdict(run, names);
-  const echarts = await echartsSource();
+  const echarts = await writeEchartsAsset(root);
   const scenarios = [];
   for (const [i, s] of run.scenarios.entries()) {
     const { label, stem } = names[i]!;
@@ -34,7 +35,7 @@ export async function writeRunReport(dir: string, run: RunReport): Promise<RunRe
     const timeline = join(root, files.timeline);
     await writeHistory(history, s.history);
     const data = buildTimelineData(s.history, s.result, label, s.incident);
-    await writeFile(timeline, renderTimelineHtml(data, echarts));
+    await writeFile(timeline, renderTimelineHtml(data, assetSrc(timeline, echarts)));
     scenarios.push({ label, history, timeline });
   }
   const paths: RunReportPaths = {
@@ -42,6 +43,7 @@ export async function writeRunReport(dir: string, run: RunReport): Promise<RunRe
     verdict: join(root, 'verdict.json'),
     summary: join(root, 'summary.md'),
     junit: join(root, 'junit.xml'),
+    echarts,
     scenarios,
   };
   await writeFile(paths.verdict, renderVerdictJson(verdict));

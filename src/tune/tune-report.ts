@@ -1,13 +1,16 @@
 /**
  * What `leaseproof tune` writes: a terminal table, `tune.json` (versioned like `verdict.json`:
- * fields are only ever added within a version) and a self-contained HTML page of ECharts charts.
+ * fields are only ever added within a version) and an HTML page of ECharts charts that loads
+ * the library from beside it (`assets/echarts.min.js`, see `echarts-asset.ts`).
  */
+import { ECHARTS_ASSET } from '../report/echarts-asset.js';
 import { escapeHtml as h, inlineJson } from '../report/escape.js';
 import { textTable } from '../report/text-table.js';
 import { Z_999 } from '../scenario/durations.js';
 import type { Confirmation } from './confirm.js';
 import type { TuneSpec } from './load-tune.js';
 import { fmt, type SweepOutcome } from './sweep.js';
+import { tuneCharts } from './tune-charts.js';
 
 /** The version of `tune.json`'s schema. */
 export const TUNE_JSON_VERSION = 1;
@@ -125,8 +128,11 @@ export function renderTuneTable(doc: TuneDocument): string {
   return textTable(header, rows).join('\n');
 }
 
-/** The HTML page: charts of the sweep, the recommendation and the confirmation. */
-export function renderTuneHtml(doc: TuneDocument, echarts: string): string {
+/**
+ * The HTML page: charts of the sweep, the recommendation and the confirmation. `echartsSrc` is
+ * the URL of ECharts' browser build relative to the page (by default the copy beside it).
+ */
+export function renderTuneHtml(doc: TuneDocument, echartsSrc: string = ECHARTS_ASSET): string {
   const rec = doc.points[doc.recommended];
   return `<!doctype html>
 <html lang="en">
@@ -154,9 +160,9 @@ table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #ddd;padding
 <div class="chart" id="pareto"></div>
 </div>
 ${confirmationTable(doc)}
-<script>${echarts}</script>
+<script src="${h(echartsSrc)}"></script>
 <script>
-var doc = ${inlineJson(doc)};
+var charts = ${inlineJson(tuneCharts(doc))};
 ${TUNE_SCRIPT}
 </script>
 </body>
@@ -176,36 +182,10 @@ function confirmationTable(doc: TuneDocument): string {
 }
 
 // Plain browser JavaScript, kept apart from the TypeScript so that the page runs it as written.
+// The options are data (tune-charts.ts); the page only draws them.
 const TUNE_SCRIPT = `
 (function () {
-  var pts = doc.points;
-  function groupBy(f) { var m = {}; pts.forEach(function (p, i) { var k = f(p); (m[k] = m[k] || []).push([p, i]); }); return m; }
-  var byHb = groupBy(function (p) { return p.result.point.heartbeatMs === null ? 'no heartbeat' : 'heartbeat ' + p.heartbeatFraction + '×lease'; });
-  function series(metric) {
-    return Object.keys(byHb).map(function (name) {
-      return { name: name, type: 'line', symbolSize: 7, data: byHb[name].map(function (e) { return [e[0].leaseTimesP999, metric(e[0])]; }) };
-    });
-  }
-  function chart(id, title, xName, yName, s, extra) {
-    var c = echarts.init(document.getElementById(id));
-    var o = { animation: false, title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13 } }, tooltip: { trigger: 'item' }, legend: { top: 26 },
-      grid: { top: 64, left: 56, right: 20, bottom: 40 }, xAxis: { type: 'value', name: xName, nameLocation: 'middle', nameGap: 26 },
-      yAxis: { type: 'value', name: yName }, series: s };
-    for (var k in extra || {}) o[k] = extra[k];
-    c.setOption(o);
-  }
-  chart('dup', 'Duplicate executions per 1,000 jobs', 'lease / handler p99.9', 'dup/1000', series(function (p) { return p.result.duplicatesPer1000; }));
-  chart('stall', 'p99 stall after a crash (ms)', 'lease / handler p99.9', 'ms', series(function (p) { return p.result.crashStallMs.p99; }));
-  chart('load', 'Heartbeat writes per second (all workers)', 'heartbeat period (ms)', 'writes/s', [{ type: 'scatter', name: 'points',
-    data: pts.filter(function (p) { return p.result.point.heartbeatMs !== null; }).map(function (p) { return [p.result.point.heartbeatMs, p.result.heartbeatWritesPerSecond]; }) }]);
-  var frontier = pts.filter(function (p) { return p.pareto; }).map(function (p) { return [p.result.duplicatesPer1000, p.result.crashStallMs.p99 || 0]; })
-    .sort(function (a, b) { return a[0] - b[0]; });
-  var rec = pts[doc.recommended];
-  chart('pareto', 'Pareto frontier: duplicates vs p99 stall', 'dup/1000', 'p99 stall (ms)', [
-    { type: 'scatter', name: 'points', data: pts.map(function (p) { return [p.result.duplicatesPer1000, p.result.crashStallMs.p99 || 0]; }) },
-    { type: 'line', name: 'frontier', data: frontier, symbol: 'none' },
-    { type: 'scatter', name: 'recommended', symbolSize: 16, data: rec ? [[rec.result.duplicatesPer1000, rec.result.crashStallMs.p99 || 0]] : [] }
-  ]);
+  charts.forEach(function (c) { echarts.init(document.getElementById(c.id)).setOption(c.option); });
   document.body.setAttribute('data-charts', String(document.querySelectorAll('.chart canvas').length));
 })();
 `;

@@ -4,7 +4,8 @@ import { renderJunit } from '../../src/report/junit-xml.js';
 import { scenarioNames } from '../../src/report/scenario-labels.js';
 import type { RunReport } from '../../src/report/types.js';
 import { buildVerdict } from '../../src/report/verdict-json.js';
-import { ODD, mixedRun, oddStaleAck, scenario } from './fixtures.js';
+import { cleanRun } from '../checker/fixtures/anomalies.js';
+import { ODD, mixedRun, oddStaleAck, renamed, scenario } from './fixtures.js';
 
 interface TestCase {
   classname: string;
@@ -50,6 +51,15 @@ describe('junit.xml', () => {
       'lease-too-short [reference]',
       'cut-short [reference]',
     ]);
+    // A name run against two queues is labelled with its queue, which the suite names once.
+    const run = mixedRun();
+    const twice = {
+      ...run,
+      scenarios: [...run.scenarios, scenario(renamed(cleanRun(), 'clean', 'unconditional-ack'))],
+    };
+    expect(parse(junitOf(twice)).testsuites.testsuite.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['clean [reference]', 'clean [unconditional-ack]']),
+    );
     for (const suite of testsuites.testsuite) {
       expect(suite.testcase).toHaveLength(9);
       expect(suite.tests).toBe('9');

@@ -26,6 +26,7 @@ describe('writeRunReport', () => {
         'verdict.json',
         'summary.md',
         'junit.xml',
+        'assets',
         ...['pause-past-lease', 'clean', 'lease-too-short', 'cut-short'].flatMap((s) => [
           `${s}.history.jsonl`,
           `${s}.timeline.html`,
