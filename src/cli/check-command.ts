@@ -27,8 +27,7 @@ export function checkCommand(): Command {
     .option('--strict-causes', 'an expiry with no fault on its holder is invalid, not a warning')
     .option('--json', 'print the verdict as one JSON object')
     .action(async (file: string, flags: CheckFlags) => {
-      // Checked here, not by a commander parser: commander exits 1 on a bad argument, and 1
-      // means "invalid history" to whoever reads this exit code.
+      // Checked here, not by a commander parser, so that the message says what a valid value is.
       const epsilonMs = flags.epsilon === undefined ? undefined : Number(flags.epsilon);
       if (epsilonMs !== undefined && !(Number.isFinite(epsilonMs) && epsilonMs >= 0)) {
         throw new ConfigError(

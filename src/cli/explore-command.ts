@@ -23,7 +23,7 @@ interface ExploreFlags {
   shard?: string;
 }
 
-/** A whole number flag, or a ConfigError naming it (commander would exit 1: "invalid"). */
+/** A whole number flag, or a ConfigError naming it and its range. */
 function integerFlag(name: string, text: string, min: number, max: number): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < min || value > max) {

@@ -1,0 +1,93 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { finished, spawnCli, type Finished } from '../support/run-node.js';
+
+// Nothing here may start a server: every command fails on its command line, or is help.
+const leaseproof = async (...args: string[]): Promise<Finished> =>
+  finished(
+    spawnCli(args, {
+      LEASEPROOF_STATE_DIR: await mkdtemp(join(tmpdir(), 'leaseproof-usage-')),
+      DATABASE_URL: '',
+      TOXIPROXY_URL: '',
+      LEASEPROOF_ENV: '',
+    }),
+  );
+
+/** Exit 2, one `leaseproof:` line on stderr and nothing else, nothing on stdout. */
+function expectUsageError(result: Finished, line: string | RegExp): void {
+  expect(result.code, result.stderr).toBe(2);
+  expect(result.stdout).toBe('');
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^leaseproof: /);
+  if (typeof line === 'string') expect(lines[0]).toBe(line);
+  else expect(lines[0]).toMatch(line);
+}
+
+describe('usage errors exit 2 with one line, not 1 (1 is "invalid")', () => {
+  it('an unknown command, with a did-you-mean', async () => {
+    expectUsageError(
+      await leaseproof('suit'),
+      "leaseproof: unknown command 'suit'; did you mean suite?",
+    );
+  });
+
+  it('an unknown option, with a did-you-mean', async () => {
+    expectUsageError(
+      await leaseproof('suite', '--quue', 'reference'),
+      "leaseproof: unknown option '--quue'; did you mean --queue?",
+    );
+  });
+
+  it('an unknown option with nothing like it points at the help', async () => {
+    expectUsageError(
+      await leaseproof('env', 'up', '--frobnicate'),
+      "leaseproof: unknown option '--frobnicate' (see leaseproof env up --help)",
+    );
+  });
+
+  it('a missing argument, a missing option value, too many arguments', async () => {
+    expectUsageError(
+      await leaseproof('run'),
+      "leaseproof: missing required argument 'files' (see leaseproof run --help)",
+    );
+    expectUsageError(
+      await leaseproof('run', 'scenarios/pause-past-lease.yaml', '--queue'),
+      "leaseproof: option '--queue <name|path>' argument missing (see leaseproof run --help)",
+    );
+    expectUsageError(
+      await leaseproof('list', 'a', 'b'),
+      /too many arguments for 'list'.*--help\)$/,
+    );
+  });
+
+  it('an invalid option value', async () => {
+    expectUsageError(
+      await leaseproof('explore', '--runs', 'many'),
+      'leaseproof: --runs must be an integer from 1 to 1000000; got "many"',
+    );
+  });
+
+  it('no command at all prints the help on stderr and exits 2', async () => {
+    const result = await leaseproof();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Usage: leaseproof/);
+  });
+
+  it('--help, help and --version still exit 0, on stdout', async () => {
+    for (const args of [
+      ['--help'],
+      ['help'],
+      ['help', 'suite'],
+      ['suite', '--help'],
+      ['--version'],
+    ]) {
+      const result = await leaseproof(...args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout, args.join(' ')).not.toBe('');
+      expect(result.stderr, args.join(' ')).toBe('');
+    }
+  });
+});
