@@ -13,6 +13,7 @@ import type { StartedEnvironment } from '../env/types.js';
 import { executeRun, type RunProgress } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
+import { loadQueueAdapter } from '../queue/load-adapter.js';
 import { ConfigError, describeError } from '../errors.js';
 import { onShutdown } from './shutdown.js';
 import type { Incident } from '../replay/load-incident.js';
@@ -115,7 +116,8 @@ export async function scenarioFiles(dir: string): Promise<string[]> {
 }
 
 /**
- * Loads every scenario first (a typo in the last file fails before anything starts), starts one
+ * Loads every scenario and queue first (a typo in the last file, or in a queue's name, fails
+ * before anything starts), starts one
  * environment for all of them, runs each scenario against each queue in a fresh database,
  * judges each history with the scenario's checkers, and writes the reports.
  *
@@ -128,6 +130,9 @@ export async function scenarioFiles(dir: string): Promise<string[]> {
 export async function runScenarios(options: RunScenariosOptions): Promise<RunScenariosResult> {
   // Incident files replay as their compressed scenario (`leaseproof replay` tells their story).
   const loaded = await Promise.all(options.files.map((file) => loadScenarioOrIncident(file)));
+  // So do the queues: a mistyped name or a missing adapter file would otherwise be found by
+  // every one of its runs, after the servers started, as a column of `error` cells.
+  for (const queue of new Set(options.queues)) await loadQueueAdapter(queue);
   const whole = loaded.flatMap(({ scenario, incident }) =>
     options.queues.map((queue) => ({
       scenario,

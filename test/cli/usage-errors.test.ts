@@ -19,6 +19,7 @@ const leaseproof = async (...args: string[]): Promise<Finished> =>
 function expectUsageError(result: Finished, line: string | RegExp): void {
   expect(result.code, result.stderr).toBe(2);
   expect(result.stdout).toBe('');
+  expect(result.stderr).not.toContain('starting the');
   const lines = result.stderr.trimEnd().split('\n');
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^leaseproof: /);
@@ -89,5 +90,47 @@ describe('usage errors exit 2 with one line, not 1 (1 is "invalid")', () => {
       expect(result.stdout, args.join(' ')).not.toBe('');
       expect(result.stderr, args.join(' ')).toBe('');
     }
+  });
+});
+
+describe('an unknown queue is refused before anything starts, exit 2, with a did-you-mean', () => {
+  const SCENARIO = 'scenarios/pause-past-lease.yaml';
+  const INCIDENT = 'scenarios/incidents/gc-pause-late-ack.yaml';
+  const commands: [string, string[]][] = [
+    ['run', ['run', SCENARIO, '--queue', 'reference', '--queue', 'refrence']],
+    ['suite', ['suite', '--queue', 'refrence']],
+    ['explore', ['explore', '--queue', 'refrence', '--runs', '1']],
+    ['mutants', ['mutants', '--queue', 'refrence']],
+    ['replay', ['replay', INCIDENT, '--queue', 'refrence']],
+    ['replay --sweep', ['replay', INCIDENT, '--queue', 'refrence', '--sweep', 'lease=20s,30s']],
+  ];
+  for (const [name, args] of commands) {
+    it(name, async () => {
+      expectUsageError(
+        await leaseproof(...args),
+        /^leaseproof: unknown queue "refrence" \(did you mean reference\?\): the built-in queues are reference, /,
+      );
+    });
+  }
+
+  it('a built-in name is suggested for a near miss of it (pg_boss)', async () => {
+    expectUsageError(
+      await leaseproof('run', SCENARIO, '--queue', 'pg_boss'),
+      /^leaseproof: unknown queue "pg_boss" \(did you mean pg-boss\?\)/,
+    );
+  });
+
+  it('an adapter file that does not exist, with the file beside it that was meant', async () => {
+    expectUsageError(
+      await leaseproof('run', SCENARIO, '--queue', './examples/tiny-queu.ts'),
+      /^leaseproof: queue adapter file \S+\/examples\/tiny-queu\.ts does not exist .*; did you mean \.\/examples\/tiny-queue\.ts\?$/,
+    );
+  });
+
+  it('a --variant of mutants that does not exist, with a did-you-mean', async () => {
+    expectUsageError(
+      await leaseproof('mutants', '--variant', 'no-watchdg'),
+      /^leaseproof: --variant no-watchdg: no such known-bad variant \(did you mean no-watchdog\?\); the variants are /,
+    );
   });
 });
