@@ -1,5 +1,4 @@
-import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { checkerByName } from '../checker/index.js';
 import { runCheckers } from '../checker/compose.js';
 import type { Checker, CompositeResult } from '../checker/types.js';
@@ -103,16 +102,6 @@ export interface RunScenariosResult {
   interrupted?: NodeJS.Signals;
   /** The whole plan this run was part of (its shard, its size and fingerprint). */
   plan: RunPlanInfo;
-}
-
-/** The YAML files of a folder, sorted: the suite. */
-export async function scenarioFiles(dir: string): Promise<string[]> {
-  const names = await readdir(dir).catch(() => {
-    throw new ConfigError(`no scenario folder at ${resolve(dir)}`);
-  });
-  const files = names.filter((n) => /\.ya?ml$/.test(n)).sort();
-  if (files.length === 0) throw new ConfigError(`no .yaml scenario files in ${resolve(dir)}`);
-  return files.map((n) => join(dir, n));
 }
 
 /**
