@@ -151,22 +151,27 @@ describe('without ./scenarios, commands use the scenarios shipped with leaseproo
     expect(result.stderr).toContain('unknown queue "refrence"');
   });
 
-  it('run refuses an unknown scenario name or file, with a did-you-mean, before anything starts', async () => {
-    const cwd = await tempDir();
-    const name = await leaseproof(['run', 'pause-past-lase'], cwd);
-    expect(name.code).toBe(2);
-    expect(name.stderr.trimEnd()).toBe(
+  it('run refuses an unknown scenario name, with a did-you-mean, before anything starts', async () => {
+    const result = await leaseproof(['run', 'pause-past-lase'], await tempDir());
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd()).toBe(
       'leaseproof: no scenario file or scenario named "pause-past-lase"; did you mean pause-past-lease?',
     );
-    const file = await leaseproof(['run', 'scenarios/pause-past-lease.yml']);
-    expect(file.code).toBe(2);
-    expect(file.stderr.trimEnd()).toBe(
+  });
+
+  it('run refuses a missing file, with the file beside it that was meant', async () => {
+    const result = await leaseproof(['run', 'scenarios/pause-past-lease.yml']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd()).toBe(
       'leaseproof: no scenario file at scenarios/pause-past-lease.yml; ' +
         'did you mean scenarios/pause-past-lease.yaml?',
     );
-    const elsewhere = await leaseproof(['run', './pause-past-lease.yaml'], cwd);
-    expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr.trimEnd()).toBe(
+  });
+
+  it('run refuses a missing file named like a shipped scenario, pointing at its name', async () => {
+    const result = await leaseproof(['run', './pause-past-lease.yaml'], await tempDir());
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd()).toBe(
       'leaseproof: no scenario file at ./pause-past-lease.yaml; ' +
         'did you mean the scenario pause-past-lease (leaseproof run pause-past-lease)?',
     );
