@@ -23,6 +23,16 @@ export class ConfigError extends LeaseproofError {
   }
 }
 
+/**
+ * The command line itself is wrong: an unknown command or option, a missing argument or value.
+ * Nothing was started; the message is one line with a hint (a "did you mean", or `--help`).
+ */
+export class UsageError extends LeaseproofError {
+  constructor(message: string) {
+    super('LEASEPROOF_USAGE', message);
+  }
+}
+
 /** An environment (database, proxy server) could not be started or reached. */
 export class EnvironmentError extends LeaseproofError {
   constructor(message: string, options?: { cause?: unknown }) {

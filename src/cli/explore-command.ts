@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { relative } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { explore } from '../explore/explore.js';
+import { loadQueueAdapter } from '../queue/load-adapter.js';
 import type { ExploreProgress, ExploreResult, UnconfirmedFailure } from '../explore/types.js';
 import { parseDuration } from '../scenario/duration.js';
 import { laneSeeds } from '../explore/lane-seeds.js';
@@ -23,7 +24,7 @@ interface ExploreFlags {
   shard?: string;
 }
 
-/** A whole number flag, or a ConfigError naming it (commander would exit 1: "invalid"). */
+/** A whole number flag, or a ConfigError naming it and its range. */
 function integerFlag(name: string, text: string, min: number, max: number): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -114,6 +115,8 @@ export function exploreCommand(): Command {
       const parallel = parseParallel(flags.parallel);
       const shard = flags.shard === undefined ? WHOLE : parseShard(flags.shard);
       const lanes = laneSeeds(seed, runs, parallel, shard);
+      // Before the servers start: a mistyped queue is a usage error, not a failed search.
+      await loadQueueAdapter(flags.queue);
       say(
         `explore: ${flags.queue}, up to ${runs} runs, seed ${seed}, budget ${flags.budget}` +
           (shard.count > 1 ? `, shard ${formatShard(shard)}` : '') +

@@ -3,12 +3,12 @@ import { relative } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { formatKillMatrix } from '../mutants/format-kill-matrix.js';
 import { runMutants } from '../mutants/run-mutants.js';
-import { scenarioFiles } from './run-scenarios.js';
+import { defaultScenarioFiles } from './scenario-folder.js';
 import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
 
 interface MutantsFlags {
   queue: string;
-  scenarios: string;
+  scenarios?: string;
   variant?: string[];
   minKills: string;
   out: string;
@@ -29,7 +29,10 @@ export function mutantsCommand(): Command {
         'invariant that names its bug, 1 otherwise',
     )
     .option('--queue <name|path>', 'the correct queue the variants are variants of', 'reference')
-    .option('--scenarios <dir>', 'folder of scenario YAML files', 'scenarios')
+    .option(
+      '--scenarios <dir>',
+      'folder of scenario YAML files (default: ./scenarios, else the curated suite shipped with leaseproof)',
+    )
     .option(
       '--variant <name>',
       'only this variant; repeatable (default: all)',
@@ -49,7 +52,7 @@ export function mutantsCommand(): Command {
         throw new ConfigError(`--min-kills must be an integer >= 1; got "${flags.minKills}"`);
       }
       const { matrix, dir } = await runMutants({
-        files: await scenarioFiles(flags.scenarios),
+        files: await defaultScenarioFiles(flags.scenarios, '--scenarios DIR', say),
         base: flags.queue,
         variants: flags.variant,
         minKills,

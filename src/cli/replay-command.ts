@@ -6,6 +6,7 @@ import { loadIncident } from '../replay/load-incident.js';
 import { jobStories, renderNarrative } from '../replay/narrative.js';
 import { parseSweep, renderWhatIf, replayWhatIf } from '../replay/what-if.js';
 import { runScenarios } from './run-scenarios.js';
+import { loadQueueAdapter } from '../queue/load-adapter.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -38,6 +39,8 @@ export function replayCommand(): Command {
     )
     .action(async (file: string, flags: ReplayFlags) => {
       const incident = await loadIncident(file);
+      // Before anything starts or is said: a mistyped queue is a usage error, not a failed replay.
+      await loadQueueAdapter(flags.queue);
       if (flags.sweep !== undefined) {
         const leases = parseSweep(flags.sweep);
         const rows = await withEnvironment(flags.env, say, (env) =>

@@ -1,11 +1,10 @@
 import { Command, Option } from 'commander';
 import { relative, resolve } from 'node:path';
-import { CHECKER_NAMES } from '../checker/index.js';
-import { queueNames } from '../queue/registry.js';
-import type { FaultKind } from '../history/types.js';
 import { ConfigError } from '../errors.js';
 import { epsilonOption, parseEpsilon } from './epsilon-option.js';
-import { runScenarios, scenarioFiles, type RunScenariosResult } from './run-scenarios.js';
+import { runScenarios, type RunScenariosResult } from './run-scenarios.js';
+import { defaultScenarioFiles } from './scenario-folder.js';
+import { resolveScenarioArgs } from './scenario-args.js';
 import { formatOutcomeTable } from './outcome-table.js';
 import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
 import { parseShard } from '../scale-out/shard.js';
@@ -28,19 +27,6 @@ interface RunFlags {
   parallel?: string;
   shard?: string;
 }
-
-/** The faults a scenario may use (design.md's fault vocabulary). */
-export const FAULT_KINDS: readonly FaultKind[] = [
-  'partition',
-  'latency',
-  'bandwidth',
-  'slicer',
-  'pause',
-  'crash',
-  'clock',
-  'stall',
-  'db-restart',
-];
 
 function withRunOptions(command: Command): Command {
   return command
@@ -156,9 +142,12 @@ export function runCommand(): Command {
       .description(
         'run scenario files against a queue and judge them; exit 0 valid, 1 invalid, 2 unknown or error',
       )
-      .argument('<files...>', 'scenario YAML files'),
+      .argument(
+        '<files...>',
+        'scenario YAML files, or names of scenarios in ./scenarios or shipped with leaseproof',
+      ),
   ).action(async (files: string[], flags: RunFlags) =>
-    runAndReport(files, { ...flags, queue: flags.queue ?? [] }),
+    runAndReport(await resolveScenarioArgs(files, say), { ...flags, queue: flags.queue ?? [] }),
   );
 }
 
@@ -166,25 +155,15 @@ export function runCommand(): Command {
 export function suiteCommand(): Command {
   return withRunOptions(
     new Command('suite')
-      .description('run every scenario of a folder (default: the curated suite in scenarios/)')
-      .argument('[dir]', 'folder of scenario YAML files', 'scenarios'),
-  ).action(async (dir: string, flags: RunFlags) =>
-    runAndReport(await scenarioFiles(dir), { ...flags, queue: flags.queue ?? [] }),
+      .description('run every scenario of a folder')
+      .argument(
+        '[dir]',
+        'folder of scenario YAML files (default: ./scenarios, else the curated suite shipped with leaseproof)',
+      ),
+  ).action(async (dir: string | undefined, flags: RunFlags) =>
+    runAndReport(await defaultScenarioFiles(dir, '`leaseproof suite DIR`', say), {
+      ...flags,
+      queue: flags.queue ?? [],
+    }),
   );
-}
-
-/** `leaseproof list`. */
-export function listCommand(): Command {
-  return new Command('list')
-    .description('list the built-in queues, the curated scenarios, the faults and the checkers')
-    .argument('[dir]', 'scenario folder', 'scenarios')
-    .action(async (dir: string) => {
-      console.log(`queues:    ${queueNames().join(', ')}`);
-      const files = await scenarioFiles(dir).catch(() => []);
-      console.log(
-        `scenarios: ${files.map((f) => f.replace(/^.*\//, '').replace(/\.ya?ml$/, '')).join(', ')}`,
-      );
-      console.log(`faults:    ${FAULT_KINDS.join(', ')}`);
-      console.log(`checkers:  ${CHECKER_NAMES.join(', ')}`);
-    });
 }

@@ -1,5 +1,4 @@
-import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { checkerByName } from '../checker/index.js';
 import { runCheckers } from '../checker/compose.js';
 import type { Checker, CompositeResult } from '../checker/types.js';
@@ -13,6 +12,7 @@ import type { StartedEnvironment } from '../env/types.js';
 import { executeRun, type RunProgress } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
+import { loadQueueAdapter } from '../queue/load-adapter.js';
 import { ConfigError, describeError } from '../errors.js';
 import { onShutdown } from './shutdown.js';
 import type { Incident } from '../replay/load-incident.js';
@@ -104,18 +104,9 @@ export interface RunScenariosResult {
   plan: RunPlanInfo;
 }
 
-/** The YAML files of a folder, sorted: the suite. */
-export async function scenarioFiles(dir: string): Promise<string[]> {
-  const names = await readdir(dir).catch(() => {
-    throw new ConfigError(`no scenario folder at ${resolve(dir)}`);
-  });
-  const files = names.filter((n) => /\.ya?ml$/.test(n)).sort();
-  if (files.length === 0) throw new ConfigError(`no .yaml scenario files in ${resolve(dir)}`);
-  return files.map((n) => join(dir, n));
-}
-
 /**
- * Loads every scenario first (a typo in the last file fails before anything starts), starts one
+ * Loads every scenario and queue first (a typo in the last file, or in a queue's name, fails
+ * before anything starts), starts one
  * environment for all of them, runs each scenario against each queue in a fresh database,
  * judges each history with the scenario's checkers, and writes the reports.
  *
@@ -128,6 +119,9 @@ export async function scenarioFiles(dir: string): Promise<string[]> {
 export async function runScenarios(options: RunScenariosOptions): Promise<RunScenariosResult> {
   // Incident files replay as their compressed scenario (`leaseproof replay` tells their story).
   const loaded = await Promise.all(options.files.map((file) => loadScenarioOrIncident(file)));
+  // So do the queues: a mistyped name or a missing adapter file would otherwise be found by
+  // every one of its runs, after the servers started, as a column of `error` cells.
+  for (const queue of new Set(options.queues)) await loadQueueAdapter(queue);
   const whole = loaded.flatMap(({ scenario, incident }) =>
     options.queues.map((queue) => ({
       scenario,

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { runScenarios } from '../cli/run-scenarios.js';
 import { ConfigError } from '../errors.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
+import { closest } from '../scenario/suggest.js';
 import { updateReportIndex } from '../report/report-index.js';
 import { buildKillMatrix, type VariantSpec } from './kill-matrix.js';
 import { renderKillMatrixHtml } from './kill-matrix-html.js';
@@ -53,8 +54,11 @@ export function selectVariants(names: readonly string[] | undefined): VariantSpe
   return names.map((name) => {
     const found = all.find((v) => v.queue === name);
     if (found === undefined) {
+      const names = all.map((v) => v.queue);
+      const guess = closest(name, names);
       throw new ConfigError(
-        `--variant ${name}: no such known-bad variant; the variants are ${all.map((v) => v.queue).join(', ')}`,
+        `--variant ${name}: no such known-bad variant${guess === undefined ? '' : ` (did you mean ${guess}?)`}; ` +
+          `the variants are ${names.join(', ')}`,
       );
     }
     return found;

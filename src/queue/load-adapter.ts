@@ -1,11 +1,12 @@
-import { stat } from 'node:fs/promises';
-import { extname, isAbsolute, resolve } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { QueueAdapter } from './types.js';
 import { AdapterError } from './adapter-error.js';
 import { adapterDeadline, adapterLoadTimeoutMs } from './adapter-deadline.js';
 import { assertQueueAdapter } from './validate-adapter.js';
 import { builtInQueue, queueNames } from './registry.js';
+import { closest } from '../scenario/suggest.js';
 
 /**
  * File types an adapter may be written in, CommonJS or ESM; TypeScript ones need the process to
@@ -35,8 +36,10 @@ export async function loadQueueAdapter(
   const builtIn = builtInQueue(nameOrPath);
   if (builtIn !== undefined) return builtIn;
   if (!looksLikePath(nameOrPath)) {
+    const guess = closest(nameOrPath, queueNames());
     throw new AdapterError(
-      `unknown queue "${nameOrPath}": the built-in queues are ${queueNames().join(', ')}; ` +
+      `unknown queue "${nameOrPath}"${guess === undefined ? '' : ` (did you mean ${guess}?)`}: ` +
+        `the built-in queues are ${queueNames().join(', ')}; ` +
         `for your own queue pass the path of an adapter file ` +
         `(${ADAPTER_FILE_EXTENSIONS.join(', ')}), e.g. ./my-queue.ts`,
     );
@@ -70,12 +73,15 @@ function looksLikePath(value: string): boolean {
 
 async function checkFile(file: string, given: string, cwd: string): Promise<void> {
   const from = given === file ? '' : ` ("${given}" resolved against ${cwd})`;
-  const stats = await stat(file).catch((error: unknown) => {
-    const code = (error as NodeJS.ErrnoException).code;
+  const stats = await stat(file).catch(async (error: unknown) => {
+    // The message says it all; the system error as its cause would only say it again.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new AdapterError(
+        `queue adapter file ${file} does not exist${from}${await nearbyFile(file, given)}`,
+      );
+    }
     throw new AdapterError(
-      code === 'ENOENT'
-        ? `queue adapter file ${file} does not exist${from}`
-        : `cannot read queue adapter file ${file}${from}: ${(error as Error).message}`,
+      `cannot read queue adapter file ${file}${from}: ${(error as Error).message}`,
       { cause: error },
     );
   });
@@ -88,6 +94,18 @@ async function checkFile(file: string, given: string, cwd: string): Promise<void
       `queue adapter file ${file} has the extension "${extension}"; expected one of ${ADAPTER_FILE_EXTENSIONS.join(', ')}`,
     );
   }
+}
+
+/** `; did you mean ./my-queue.ts?` when an adapter file beside the missing one is a likely typo. */
+async function nearbyFile(file: string, given: string): Promise<string> {
+  const names = await readdir(dirname(file)).catch(() => []);
+  const adapters = names.filter((n) =>
+    (ADAPTER_FILE_EXTENSIONS as readonly string[]).includes(extname(n)),
+  );
+  const guess = closest(basename(file), adapters);
+  if (guess === undefined) return '';
+  // Said the way it was given: `./queues/my-queue.ts`, not an absolute path.
+  return `; did you mean ${given.slice(0, given.length - basename(given).length)}${guess}?`;
 }
 
 async function importFile(file: string): Promise<Record<string, unknown>> {

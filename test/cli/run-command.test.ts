@@ -13,7 +13,7 @@ const stateEnv = async (): Promise<NodeJS.ProcessEnv> => ({
   LEASEPROOF_ENV: '',
 });
 
-describe('leaseproof run / suite / list', () => {
+describe('leaseproof run / suite', () => {
   it('run judges a scenario per queue, prints the verdict table, writes the reports, and exits by the verdict', async () => {
     const out = await tempDir();
     const result = await finished(
@@ -126,14 +126,5 @@ describe('leaseproof run / suite / list', () => {
       '--expect takes queue=valid or queue=invalid; got "reference=fine"',
     );
     expect(result.stderr).not.toContain('starting');
-  });
-
-  it('list names the queues, scenarios, faults and checkers', async () => {
-    const result = await finished(spawnCli(['list'], await stateEnv()));
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/queues: +reference, unconditional-ack/);
-    expect(result.stdout).toMatch(/scenarios: .*pause-past-lease/);
-    expect(result.stdout).toMatch(/faults: +partition, latency/);
-    expect(result.stdout).toMatch(/checkers: +no-stale-ack/);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runScenarios, scenarioFiles } from '../../src/cli/run-scenarios.js';
+import { runScenarios } from '../../src/cli/run-scenarios.js';
+import { scenarioFiles } from '../../src/cli/scenario-folder.js';
 
 const quiet = (): void => undefined;
 const out = (): Promise<string> => mkdtemp(join(tmpdir(), 'leaseproof-suite-'));

@@ -89,6 +89,15 @@ describe('the packed package, installed with production dependencies only', () =
       expect(result.stdout).toContain(verb);
   });
 
+  it('without ./scenarios, list describes the scenarios shipped in the package and says where', async () => {
+    const result = await inProject('npx', ['leaseproof', 'list']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      'scenarios (19, shipped with leaseproof at node_modules/leaseproof/scenarios; ',
+    );
+    expect(result.stdout).toMatch(/^ {2}pause-past-lease +A worker is SIGSTOPped/m);
+  });
+
   it('env up --check starts the embedded servers and proves a query through a proxy', async () => {
     const result = await inProject('npx', ['leaseproof', 'env', 'up', '--check']);
     expect(result.code, result.stderr).toBe(0);

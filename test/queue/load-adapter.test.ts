@@ -75,6 +75,16 @@ describe('built-in queues', () => {
       for (const builtIn of BUILT_IN) expect(error.message).toContain(builtIn);
     }
   });
+
+  it('an unknown name close to a built-in one suggests it', async () => {
+    expect((await loadError('referance')).message).toMatch(
+      /^unknown queue "referance" \(did you mean reference\?\): the built-in queues are /,
+    );
+    expect((await loadError('graphile_worker')).message).toContain(
+      '(did you mean graphile-worker?)',
+    );
+    expect((await loadError('my-own-queue')).message).not.toContain('did you mean');
+  });
 });
 
 describe('adapter files', () => {
@@ -145,6 +155,17 @@ describe('adapter files', () => {
       `queue adapter file ${join(dir, 'queues/missing-queue.ts')} does not exist ` +
         `("./queues/missing-queue.ts" resolved against ${dir})`,
     );
+  });
+
+  it('suggests the adapter file beside a missing one whose name is a likely typo', async () => {
+    const error = await loadError('./examples/tiny-queu.ts');
+    expect(error.message).toBe(
+      `queue adapter file ${resolve('examples/tiny-queu.ts')} does not exist ` +
+        `("./examples/tiny-queu.ts" resolved against ${process.cwd()}); ` +
+        'did you mean ./examples/tiny-queue.ts?',
+    );
+    // The message says it all: no system error to print again as its cause.
+    expect(error.cause).toBeUndefined();
   });
 
   it('names a file whose import throws, with the error', async () => {

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -7,7 +9,12 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** How to start a process: `group` makes it a process group leader, as a shell's job is. */
 export interface SpawnOptions {
   group?: boolean;
+  /** Working directory (default: the repository root), e.g. an empty project's. */
+  cwd?: string;
 }
+
+// tsx by its path: `--import tsx` resolves from the working directory, which may be elsewhere.
+const TSX = pathToFileURL(createRequire(`${ROOT}package.json`).resolve('tsx')).href;
 
 /** Starts a TypeScript file of this repository as a real Node process (through tsx). */
 export function spawnTs(
@@ -16,8 +23,8 @@ export function spawnTs(
   env: NodeJS.ProcessEnv = {},
   options: SpawnOptions = {},
 ): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', file, ...args], {
-    cwd: ROOT,
+  return spawn(process.execPath, ['--import', TSX, resolve(ROOT, file), ...args], {
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.group ?? false,
