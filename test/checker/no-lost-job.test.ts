@@ -23,7 +23,10 @@ const NO_RETRIES: QueueTermsRecord = {
 /** A job failed on its first attempt (`state`), in a scenario failing `failAttempts` by plan. */
 function failedFirstAttempt(failAttempts: number, terms?: QueueTermsRecord): History {
   const b = new HistoryBuilder(['w1']);
-  b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1).fail('1', 'w1', 10, 'failed');
+  b.enqueue('1', 0)
+    .grant('1', 'w1', 'a', 0)
+    .unit('1', 'w1', 'a', 0, 1)
+    .fail('1', 'w1', 10, 'failed');
   const history = b.end(100).build();
   return {
     ...history,
@@ -80,7 +83,10 @@ describe('no-lost-job (I3)', () => {
 
   it('still flags a job lost some other way beside failed ones, when the queue has no retries', () => {
     const b = new HistoryBuilder(['w1']);
-    b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1).fail('1', 'w1', 10, 'failed');
+    b.enqueue('1', 0)
+      .grant('1', 'w1', 'a', 0)
+      .unit('1', 'w1', 'a', 0, 1)
+      .fail('1', 'w1', 10, 'failed');
     b.enqueue('2', 20);
     const built = b.end(100).build();
     const history = {
