@@ -261,7 +261,7 @@ export const TIMELINE_SCRIPT = String.raw`
     // About one tick per 120 px, and a label that would touch its neighbour is left out
     // (incident clock labels are twelve characters wide).
     xAxis: {
-      type: 'value', min: 0, max: Math.max(data.endT, 1), name: inc ? "the incident's clock, UTC (replayed " + (round(1 / inc.scale) === 1 ? 'in real time' : round(1 / inc.scale) + '× faster, time scale ' + (inc.scaleText || round(inc.scale))) + ')' : 'ms since start (database clock)', nameLocation: 'middle', nameGap: 32,
+      type: 'value', min: 0, max: Math.max(data.endT, 1), name: inc ? "the incident's clock, UTC (replayed " + (round(1 / inc.scale) === 1 ? 'in real time' : round(1 / inc.scale) + '× faster') + ')' : 'ms since start (database clock)', nameLocation: 'middle', nameGap: 32,
       splitNumber: Math.max(2, Math.floor((chartEl.clientWidth - GRID.left - GRID.right) / 120)),
       axisLine: { onZero: false }, axisLabel: { hideOverlap: true, showMaxLabel: false, formatter: function (v) { return inc ? incText(v).replace(/\.000$/, '') : round(v) + 'ms'; } }, splitLine: { lineStyle: { color: '#e0e0e0' } }
     },
