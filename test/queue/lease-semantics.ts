@@ -244,11 +244,13 @@ export function leaseSemantics(
 
     const first = granted(await q.claim(c1, withLease(a, 10_000)));
     expect(first.jobId).toBe(held);
+    // Both claimed before the fail: a queue that retries at once would hand the failed job out
+    // again to the next claim.
+    const expiring = granted(await q.claim(c2, b));
+    expect(expiring.jobId).toBe(lost);
     expect(await q.fail(c1, first, 'handler threw', a)).toBe(true);
     expect((await readLease(observer, q, held!)).state).not.toBe('held');
 
-    const expiring = granted(await q.claim(c2, b));
-    expect(expiring.jobId).toBe(lost);
     await outlive(LEASE.durationMs);
     expect(await q.fail(c2, expiring, 'too late', b)).toBe(false);
     expect(await readLease(observer, q, lost!)).toMatchObject({
