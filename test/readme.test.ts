@@ -11,11 +11,13 @@ describe('README', () => {
     expect(lines).toMatch(/^npm test/m);
   });
 
-  it('shows examples/tiny-queue.ts as it is (but for the package import)', async () => {
+  it('shows examples/tiny-queue.ts as it is (it imports the package by name)', async () => {
     const readme = await read('README.md');
     const example = await read('examples/tiny-queue.ts');
     const block = /## Your queue under test[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(block).toBe(example.replace("from '../src/queue/types.js'", "from 'leaseproof'"));
-    expect(example.split('\n').length).toBeLessThan(80);
+    expect(example).toContain("from 'leaseproof'");
+    expect(block).toBe(example);
+    // Small enough to read in one go, retries included.
+    expect(example.split('\n').length).toBeLessThan(90);
   });
 });
