@@ -177,3 +177,17 @@ describe('without ./scenarios, commands use the scenarios shipped with leaseproo
     );
   });
 });
+
+describe('list into a reader that stops reading', () => {
+  it('ends quietly when the pipe closes (`leaseproof list | head -1`)', async () => {
+    const child = spawnCli(['list'], { LEASEPROOF_STATE_DIR: await tempDir() });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read one chunk, then close our end, as `head -1` does.
+    await new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
+    child.stdout?.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|^\s+at /m);
+    expect(code).toBe(0);
+  });
+});
