@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,8 @@ interface Ended {
   unknown: string[];
   /** Whether verdict.json, summary.md and junit.xml were all written. */
   report: boolean;
+  /** The report folder's size: the sum of its files' sizes, in bytes. */
+  reportBytes: number;
   /** The last lines it printed, kept for a failed run. */
   tail: string;
 }
@@ -78,6 +80,7 @@ export async function benchFlakeDemo(argv: string[]): Promise<void> {
         condition,
         run: i,
         passed: ok,
+        reportMB: Math.round(mine.reportBytes / 10_000) / 100,
         exitCodes: all.map((e) => e.code),
         falseInvalid: all.flatMap((e) => e.falseInvalid),
         errors: all.flatMap((e) => e.errors),
@@ -94,7 +97,9 @@ export async function benchFlakeDemo(argv: string[]): Promise<void> {
       errorCells: errors,
       reportsWritten: `${reports} of ${runs * (condition === 'loaded' ? 3 : 1)}`,
       medianWallS: Math.round(median(demo.map((d) => d.wallS)) * 10) / 10,
-      target: 'all passed, 0 false invalid, 0 error, every report; quiet median ≤ 119 s',
+      medianReportMB: Math.round(median(demo.map((d) => d.reportBytes)) / 10_000) / 100,
+      target:
+        'all passed, 0 false invalid, 0 error, every report; quiet median ≤ 119 s; report ≤ 5 MB',
     });
   }
 }
@@ -143,7 +148,17 @@ async function ended(
   const files = dir === undefined ? [] : await readdir(dir);
   const written = ['verdict.json', 'summary.md', 'junit.xml'].every((f) => files.includes(f));
   if (dir === undefined || !files.includes('verdict.json')) {
-    return { code, wallS, falseInvalid: [], errors: [], unknown: [], report: false, tail };
+    const reportBytes = dir === undefined ? 0 : await folderBytes(dir);
+    return {
+      code,
+      wallS,
+      falseInvalid: [],
+      errors: [],
+      unknown: [],
+      report: false,
+      reportBytes,
+      tail,
+    };
   }
   const verdict = JSON.parse(await readFile(join(dir, 'verdict.json'), 'utf8')) as VerdictFile;
   const cell = (s: { name: string; queue: string }): string => `${s.name} × ${s.queue}`;
@@ -163,6 +178,16 @@ async function ended(
     errors: (verdict.notJudged ?? []).map((n) => `${cell(n)}: ${n.cause.split('\n')[0]}`),
     unknown: verdict.scenarios.filter((s) => s.verdict === 'unknown').map(cell),
     report: written,
+    reportBytes: await folderBytes(dir),
     tail,
   };
+}
+
+/** The sum of the sizes of every file under `dir`. */
+async function folderBytes(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return bytes;
 }

@@ -82,7 +82,10 @@ export interface ScenarioOutcome {
    * the cell is `error`, its `result` an empty `unknown`, and the others are unaffected.
    */
   error?: string;
-  /** How many times it ran: more than once when a starved `unknown` was run again. */
+  /**
+   * How many times it ran: more than once when a starved `unknown`, or a run the harness failed
+   * in, was run again.
+   */
   attempts?: number;
 }
 
@@ -112,8 +115,9 @@ export interface RunScenariosResult {
  *
  * Nothing that happens to one run costs another its result: a harness failure in a run (a
  * worker that did not start, a server that went away) makes that cell `error` with its cause
- * and the suite goes on; a run whose verdict the harness's own starvation left `unknown` is run
- * again, alone, up to `STARVED_RETRIES` times; and the report is written whatever happened —
+ * and the suite goes on (it is run again, alone, `ERROR_RETRIES` times, after the others); a
+ * run whose verdict the harness's own starvation left `unknown` is run again, alone, up to
+ * `STARVED_RETRIES` times; and the report is written whatever happened —
  * the environment failing to start or stop, Ctrl-C — naming every cell that was not judged.
  */
 export async function runScenarios(options: RunScenariosOptions): Promise<RunScenariosResult> {
@@ -264,22 +268,31 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
           (entry, _index, signal) => runOne(env, entry, signal, attempt),
         );
       await run(mine, lanes, 1);
-      // Load should cost time, not verdicts: a run the harness's own starvation left `unknown`
-      // is run again, alone, once the others are done — the machine then has the most room.
+      // Load should cost time, not verdicts: a run the harness's own starvation left `unknown`,
+      // or one the harness failed in (a server too starved to answer in time, a worker that
+      // did not start), is run again, alone, once the others are done — the machine then has
+      // the most room. A failure that is the queue's own (an adapter that cannot load in a
+      // worker) fails again the same way, and its cell stays `error` with that cause.
       for (let attempt = 2; attempt <= 1 + STARVED_RETRIES; attempt += 1) {
-        const starved = mine.filter((e) => {
+        const again = mine.filter((e) => {
           const cell = cells.get(e.position);
+          if (cell?.notJudged !== undefined) return attempt <= 1 + ERROR_RETRIES;
           return cell?.run !== undefined && starvedOnly(cell.run.result);
         });
-        if (starved.length === 0 || abort.signal.aborted) break;
-        for (const e of starved) {
+        if (again.length === 0 || abort.signal.aborted) break;
+        for (const e of again) {
+          const cell = cells.get(e.position)!;
+          const why =
+            cell.notJudged !== undefined
+              ? `not judged because the harness failed (${firstLine(cell.notJudged.cause)})`
+              : `unknown because the harness starved (${starvedWhy(cell.run!.result)})`;
+          const of = cell.notJudged !== undefined ? ERROR_RETRIES : STARVED_RETRIES;
           options.log(
-            `${e.scenario.name} × ${e.plan.queue}: unknown because the harness starved ` +
-              `(${starvedWhy(cells.get(e.position)!.run!.result)}); running it again alone, ` +
-              `attempt ${attempt} of ${1 + STARVED_RETRIES}`,
+            `${e.scenario.name} × ${e.plan.queue}: ${why}; running it again alone, ` +
+              `attempt ${attempt} of ${1 + of}`,
           );
         }
-        await run(starved, 1, attempt);
+        await run(again, 1, attempt);
       }
     } finally {
       try {
@@ -350,6 +363,18 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
 /** How many times a run left `unknown` by harness starvation is run again. */
 export const STARVED_RETRIES = 2;
 
+/**
+ * How many times a run the harness failed in is run again (at most `STARVED_RETRIES`). Once:
+ * a machine too loaded for a server to answer usually has room by the end of the suite, and a
+ * failure that is no accident costs only one more run to show itself again.
+ */
+export const ERROR_RETRIES = 1;
+
+/** The first line of a (multi-line, "caused by") cause. */
+function firstLine(text: string): string {
+  return text.split('\n')[0]!;
+}
+
 /** One scenario × queue as it ended: judged (`run`) or not (`notJudged`). */
 interface Cell {
   outcome: ScenarioOutcome;
@@ -382,6 +407,7 @@ function errorCell(entry: PlanEntry, cause: string, durationMs: number, attempt:
       seed: entry.plan.seed,
       position: entry.position,
       cause,
+      ...(attempt > 1 && { attempts: attempt }),
     },
   };
 }

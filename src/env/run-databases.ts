@@ -108,31 +108,61 @@ export async function listOwnedDatabases(adminUrl: string): Promise<string[]> {
   return result.rows.map((row) => row.datname);
 }
 
+/**
+ * How long each attempt to connect as admin may take. Under load (three CI jobs on two cores)
+ * a connection's start-up was seen to outlast 10 s: the server's new backend and this event
+ * loop both wait for a CPU. A timeout is the machine's doing, not the server's answer, so it is
+ * tried again with more time; a refusal or a rejected password is an answer and is not.
+ */
+export const ADMIN_CONNECT_TIMEOUTS_MS: readonly number[] = [10_000, 20_000, 30_000];
+
 /** Runs `work` on a short-lived connection to the admin URL; always closes it. */
 export async function withAdminClient<T>(
   adminUrl: string,
   work: (client: pg.Client) => Promise<T>,
+  timeoutsMs: readonly number[] = ADMIN_CONNECT_TIMEOUTS_MS,
 ): Promise<T> {
   const parts = parseDatabaseUrl(adminUrl, 'admin URL');
-  const client = new pg.Client({
-    connectionString: adminUrl,
-    application_name: 'leaseproof-admin',
-    connectionTimeoutMillis: 10_000,
-  });
-  // A server that goes away mid-query emits 'error' on the client; without a listener that
-  // would crash the controller instead of failing this one call.
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-  } catch (error) {
+  const client = await connectAdmin(adminUrl, timeoutsMs).catch((error: unknown) => {
+    const tries = timeoutsMs.length;
+    const waited = isConnectTimeout(error)
+      ? ` (${tries} ${tries === 1 ? 'try' : 'tries'} timed out, ` +
+        `${timeoutsMs.reduce((a, b) => a + b, 0) / 1000} s in all)`
+      : '';
     throw new EnvironmentError(
-      `cannot connect to PostgreSQL at ${parts.host}:${parts.port} as "${parts.user}"`,
+      `cannot connect to PostgreSQL at ${parts.host}:${parts.port} as "${parts.user}"${waited}`,
       { cause: error },
     );
-  }
+  });
   try {
     return await work(client);
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** A connected admin client: one attempt per entry of `timeoutsMs`, again only on a timeout. */
+async function connectAdmin(adminUrl: string, timeoutsMs: readonly number[]): Promise<pg.Client> {
+  for (let attempt = 0; ; attempt += 1) {
+    const client = new pg.Client({
+      connectionString: adminUrl,
+      application_name: 'leaseproof-admin',
+      connectionTimeoutMillis: timeoutsMs[attempt],
+    });
+    // A server that goes away mid-query emits 'error' on the client; without a listener that
+    // would crash the controller instead of failing this one call.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return client;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      if (!isConnectTimeout(error) || attempt + 1 >= timeoutsMs.length) throw error;
+    }
+  }
+}
+
+/** Whether a connect failed by node-postgres' own `connectionTimeoutMillis`, not an answer. */
+function isConnectTimeout(error: unknown): boolean {
+  return error instanceof Error && /timeout expired|connection timeout/i.test(error.message);
 }

@@ -3,15 +3,22 @@
  * `end` event last. Both directions stream — a history can hold a million events, and neither a
  * million-line string nor a whole file in memory is needed to move it.
  *
+ * A name ending in `.gz` is written gzip-compressed (reports do this: a history's lines repeat
+ * the same keys, so it shrinks about tenfold — `zcat` reads it back). Reading looks at the
+ * bytes, not the name: a gzip file reads whatever it is called, and so does plain text.
+ *
  * A file whose writer died early has no `end` event, and perhaps half a last line. It still
  * reads: the half line is dropped, and the missing `end` is how a reader (and the checkers,
  * which then say `unknown`) can tell; `historyEnd` asks. Anything else that is wrong — a line
  * that is not JSON, no header, another major version, an unknown event type, a missing field,
- * events out of order — is a `HistoryFileError` naming the file and the line.
+ * events out of order — is a `HistoryFileError` naming the file and the line. A gzip file cut
+ * short the same way reads the same way: what was flushed is kept.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { Readable } from 'node:stream';
+import { open } from 'node:fs/promises';
+import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { constants, createGunzip, createGzip } from 'node:zlib';
 import { HistoryFileError } from './history-errors.js';
 import { asEvent, asHeader, eventProblem, headerProblem } from './history-shape.js';
 import type { EndEvent, History, HistoryEvent, HistoryHeader } from './types.js';
@@ -19,7 +26,13 @@ import type { EndEvent, History, HistoryEvent, HistoryHeader } from './types.js'
 /** Lines per write: large enough that writes are few, small enough that memory stays flat. */
 const LINES_PER_CHUNK = 1_000;
 
-/** Writes `history` to `file` (replacing it), one JSON line per event after the header. */
+/** The two bytes every gzip stream starts with (RFC 1952). */
+const GZIP_MAGIC = [0x1f, 0x8b] as const;
+
+/**
+ * Writes `history` to `file` (replacing it), one JSON line per event after the header;
+ * gzip-compressed when `file` ends with `.gz`.
+ */
 export async function writeHistory(file: string, history: History): Promise<void> {
   function* chunks(): Generator<string> {
     yield `${JSON.stringify(history.header)}\n`;
@@ -31,7 +44,9 @@ export async function writeHistory(file: string, history: History): Promise<void
       yield chunk;
     }
   }
-  await pipeline(Readable.from(chunks()), createWriteStream(file));
+  const out = createWriteStream(file);
+  if (file.endsWith('.gz')) await pipeline(Readable.from(chunks()), createGzip(), out);
+  else await pipeline(Readable.from(chunks()), out);
 }
 
 /** The `end` event of a history, or undefined when the history was cut short. */
@@ -40,11 +55,16 @@ export function historyEnd(history: History): EndEvent | undefined {
   return last?.type === 'end' ? last : undefined;
 }
 
-/** Reads a history written by `writeHistory` (or cut short while being written). */
+/** Reads a history written by `writeHistory` (or cut short while being written), plain or gzip. */
 export async function readHistory(file: string): Promise<History> {
   const reader = new HistoryLines(file);
   try {
-    for await (const line of splitLines(createReadStream(file, { encoding: 'utf8' }))) {
+    // Looked at before the read stream exists: a missing file then fails here, once.
+    const gzip = await isGzip(file);
+    const raw = createReadStream(file);
+    const text: Readable = gzip ? raw.pipe(gunzip(raw)) : raw;
+    text.setEncoding('utf8');
+    for await (const line of splitLines(text)) {
       reader.take(line.text, line.terminated);
     }
   } catch (error) {
@@ -53,6 +73,27 @@ export async function readHistory(file: string): Promise<History> {
     throw new HistoryFileError(file, 0, `cannot be read: ${message}`, { cause: error });
   }
   return reader.history();
+}
+
+/** Whether `file` starts with gzip's magic bytes. */
+async function isGzip(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === GZIP_MAGIC[0] && buffer[1] === GZIP_MAGIC[1];
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A gunzip stream that passes on `raw`'s read errors. A cut-short gzip file has no trailer; a
+ * sync flush at its end yields what it holds instead of failing with "unexpected end of file".
+ */
+function gunzip(raw: Readable): Transform {
+  const stream = createGunzip({ finishFlush: constants.Z_SYNC_FLUSH });
+  raw.on('error', (error) => stream.destroy(error));
+  return stream;
 }
 
 /** Parses and checks one line after another. */

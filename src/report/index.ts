@@ -2,7 +2,7 @@
  * Reports: what a run leaves behind, in `reports/<run id>/`. A run is one or more scenarios,
  * each run against one queue, each with a history on the database clock and the checkers'
  * verdict on it. From those the report writers make — and never re-judge — the run's files:
- * per scenario its history (`<scenario>.history.jsonl`) and an offline HTML timeline
+ * per scenario its history (`<scenario>.history.jsonl.gz`, gzip: `zcat` reads it) and an offline HTML timeline
  * (`<scenario>.timeline.html`: worker lanes, claim bars, heartbeats, expiries, acks, effects,
  * fault bands, violations linked from the verdict), which share one copy of ECharts
  * (`assets/echarts.min.js`); for the run `verdict.json` (versioned, typed in

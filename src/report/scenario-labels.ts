@@ -10,7 +10,7 @@ import type { ScenarioRun } from './types.js';
 export interface ScenarioNames {
   /** What reports call it. */
   label: string;
-  /** `<stem>.history.jsonl`, `<stem>.timeline.html`. */
+  /** `<stem>.history.jsonl.gz`, `<stem>.timeline.html`. */
   stem: string;
 }
 

@@ -78,7 +78,10 @@ function notJudgedSection(verdict: VerdictFile): string[] {
   const lines = ['', '## Not judged', ''];
   for (const h of harness) lines.push(`- Harness: ${md(h)}`);
   for (const n of cells) {
-    lines.push(`- 🛑 ${md(n.name)} × ${md(n.queue)} (seed ${n.seed}): error — ${md(n.cause)}`);
+    const tries = n.attempts === undefined ? '' : `, ${n.attempts} attempts`;
+    lines.push(
+      `- 🛑 ${md(n.name)} × ${md(n.queue)} (seed ${n.seed}${tries}): error — ${md(n.cause)}`,
+    );
   }
   lines.push(
     '',

@@ -23,7 +23,7 @@ export interface ScenarioRun {
   position?: number;
   /**
    * How many times it ran: more than once when harness starvation left an earlier run `unknown`
-   * (this is the last run's history and verdict).
+   * or the harness failed in it (this is the last run's history and verdict).
    */
   attempts?: number;
 }
@@ -41,8 +41,10 @@ export interface NotJudgedRun {
   seed: number;
   /** Its position in the whole plan. */
   position?: number;
-  /** What went wrong, with its causes. */
+  /** What went wrong (on the last attempt), with its causes. */
   cause: string;
+  /** How many times it ran (the harness failed in every one); absent when once. */
+  attempts?: number;
 }
 
 /** Versions and place of the environment a run used, for the verdict file. */

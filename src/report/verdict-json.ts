@@ -19,7 +19,7 @@ import {
 
 /** The file names of a scenario's history and timeline, given its stem. */
 export function scenarioFiles(stem: string): { history: string; timeline: string } {
-  return { history: `${stem}.history.jsonl`, timeline: `${stem}.timeline.html` };
+  return { history: `${stem}.history.jsonl.gz`, timeline: `${stem}.timeline.html` };
 }
 
 /** Composes verdicts as Jepsen does: invalid > unknown > valid. */
@@ -42,6 +42,7 @@ export function buildVerdict(run: RunReport, names: readonly ScenarioNames[]): V
     verdict: 'error',
     cause: n.cause,
     ...(n.position !== undefined && { position: n.position }),
+    ...(n.attempts !== undefined && { attempts: n.attempts }),
   }));
   const harnessFailed = notJudged.length > 0 || (run.harnessErrors?.length ?? 0) > 0;
   return {

@@ -147,6 +147,8 @@ export interface NotJudgedVerdict {
   cause: string;
   /** Its position in the whole plan (0-based), when the run was planned. */
   position?: number;
+  /** How many times it ran (the harness failed in every one); absent when once. */
+  attempts?: number;
 }
 
 /** A verdict a queue is expected to get over its scenarios: `--expect queue=verdict`. */

@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { writeHistory } from '../../src/history/jsonl.js';
 import type { History } from '../../src/history/types.js';
 import {
   cleanRun,
@@ -84,6 +85,15 @@ describe('leaseproof check', () => {
     };
     expect(verdict.valid).toBe('invalid');
     expect(verdict.results.find((r) => r.checker === 'explained-expiry')?.valid).toBe('invalid');
+  });
+
+  it("reads a report's gzip history as it is", async () => {
+    const file = join(dir, 'clean.history.jsonl.gz');
+    await writeHistory(file, cleanRun());
+    const result = await check(file);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/no-stale-ack \(I1\)\s+valid/);
   });
 
   it('exits 2 on a cut history (a checker cannot tell)', async () => {

@@ -32,6 +32,12 @@ describe('a run that fails in the harness', () => {
       expect(bad?.error).toBeUndefined();
       expect(bad?.result.results.length).toBeGreaterThan(0);
       expect(lines.join('\n')).toMatch(/queue-that-fails-in-workers\.ts: error \(not judged\)/);
+      // Run again once, alone, after the others (a harness failure may be the machine's
+      // load); this one is the queue's own and fails the same way.
+      expect(lines.join('\n')).toMatch(
+        /crash-mid-handler × .*queue-that-fails-in-workers\.ts: not judged because the harness failed \(.*did not start.*\); running it again alone, attempt 2 of 2/,
+      );
+      expect(broken?.attempts).toBe(2);
 
       const verdict = JSON.parse(
         await readFile(join(result.dir, 'verdict.json'), 'utf8'),
@@ -43,13 +49,16 @@ describe('a run that fails in the harness', () => {
           queue: BROKEN,
           verdict: 'error',
           position: 0,
+          attempts: 2,
           cause: expect.stringMatching(/cannot start in a worker process/) as string,
         }),
       ]);
       // Not judged is never a pass.
       expect(verdict.verdict).not.toBe('valid');
       const summary = await readFile(join(result.dir, 'summary.md'), 'utf8');
-      expect(summary).toMatch(/## Not judged[\s\S]*crash-mid-handler × .*error — .*did not start/);
+      expect(summary).toMatch(
+        /## Not judged[\s\S]*crash-mid-handler × .*2 attempts\): error — .*did not start/,
+      );
       const junit = await readFile(join(result.dir, 'junit.xml'), 'utf8');
       expect(junit).toMatch(/<error message="[^"]*did not start[^"]*" type="error">/);
       expect(result.paths.scenarios).toHaveLength(2);

@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryFileError } from '../../src/history/history-errors.js';
 import { historyEnd, readHistory, writeHistory } from '../../src/history/jsonl.js';
@@ -152,6 +153,65 @@ describe('writeHistory and readHistory', () => {
     const read = await readHistory(f);
     expect(read.events).toHaveLength(many.length);
     expect(read.events[123_456]).toEqual(many[123_456]);
+    expect(historyEnd(read)).toBeUndefined();
+  });
+});
+
+describe('a gzip history (as reports write it)', () => {
+  it('is written compressed when the name ends in .gz and reads back exactly', async () => {
+    const f = join(dir, 'g1.history.jsonl.gz');
+    await writeHistory(f, history);
+    const bytes = await readFile(f);
+    expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+    expect(gunzipSync(bytes).toString('utf8').split('\n')[0]).toBe(JSON.stringify(header));
+    expect(await readHistory(f)).toEqual(history);
+  });
+
+  it('is recognised by its bytes, not its name', async () => {
+    const gz = join(dir, 'g2.history.jsonl.gz');
+    await writeHistory(gz, history);
+    const renamed = join(dir, 'g2-renamed.jsonl');
+    await copyFile(gz, renamed);
+    expect(await readHistory(renamed)).toEqual(history);
+  });
+
+  it('shrinks a long history several times over', async () => {
+    const many: HistoryEvent[] = Array.from({ length: 20_000 }, (_, i) => ({
+      type: 'worker',
+      t: T0 + i / 7,
+      worker: `w${i % 8}`,
+      kind: 'unit',
+      job: String(i >> 3),
+      token: 't',
+      unit: i % 5,
+    }));
+    const plain = file();
+    const gz = join(dir, 'g3.history.jsonl.gz');
+    await writeHistory(plain, { header, events: many });
+    await writeHistory(gz, { header, events: many });
+    expect((await stat(gz)).size * 4).toBeLessThan((await stat(plain)).size);
+  });
+
+  it('cut short mid-stream reads what was flushed, without the half line', async () => {
+    const gz = join(dir, 'g4.history.jsonl.gz');
+    const many: HistoryEvent[] = Array.from({ length: 5_000 }, (_, i) => ({
+      type: 'worker',
+      t: T0 + i,
+      worker: 'w1',
+      kind: 'unit',
+      job: String(i),
+      token: 't',
+      unit: 0,
+    }));
+    await writeHistory(gz, { header, events: many });
+    const bytes = await readFile(gz);
+    const cut = join(dir, 'g4-cut.history.jsonl.gz');
+    await writeFile(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const read = await readHistory(cut);
+    expect(read.header).toEqual(header);
+    expect(read.events.length).toBeGreaterThan(0);
+    expect(read.events.length).toBeLessThan(many.length);
+    expect(read.events).toEqual(many.slice(0, read.events.length));
     expect(historyEnd(read)).toBeUndefined();
   });
 });

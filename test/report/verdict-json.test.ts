@@ -189,7 +189,7 @@ describe('verdict.json', () => {
     expect(staleAck.evidence[0]!.events.length).toBeGreaterThan(0);
     expect(bad!.checkers).toHaveLength(9);
     expect(bad!.files).toEqual({
-      history: 'pause-past-lease.history.jsonl',
+      history: 'pause-past-lease.history.jsonl.gz',
       timeline: 'pause-past-lease.timeline.html',
     });
     expect(bad!.complete).toBe(true);

@@ -28,7 +28,7 @@ describe('writeRunReport', () => {
         'junit.xml',
         'assets',
         ...['pause-past-lease', 'clean', 'lease-too-short', 'cut-short'].flatMap((s) => [
-          `${s}.history.jsonl`,
+          `${s}.history.jsonl.gz`,
           `${s}.timeline.html`,
         ]),
       ].sort(),
