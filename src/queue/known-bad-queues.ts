@@ -8,6 +8,7 @@ import type { ExtendingQueueAdapter } from './types.js';
 import { createReferenceQueue, REFERENCE_CLAIM } from './reference-queue.js';
 import { workerClockDeadline, type DeadlineRule } from './lease-deadline.js';
 import { jobIdOnlyFence, tokenAndStateFence } from './claim-fence.js';
+import { REFERENCE_TABLE } from './reference-schema.js';
 
 /** Acknowledges by job id alone, so a stale holder's late ack commits (violates no-stale-ack). */
 export const unconditionalAckQueue: ExtendingQueueAdapter = createReferenceQueue({
@@ -153,6 +154,35 @@ export const watchdogBetweenJobsQueue: ExtendingQueueAdapter = createReferenceQu
   worker: { watchdog: 'between-jobs' },
 });
 
+/**
+ * A sweep that returns claimed jobs to pending, meant to give a late holder a grace of half a
+ * lease after its deadline (`lease_expires_at + grace < now()`) but written with the sign
+ * turned: every lease whose heartbeat falls silent is revoked half a lease *before* its
+ * deadline, and another worker is served the job while the holder still holds a lease it was
+ * promised (violates exclusive-claim, as an early revocation).
+ */
+export const earlySweepQueue: ExtendingQueueAdapter = createReferenceQueue({
+  name: 'early-sweep',
+  description:
+    'Known bad: a background sweep returns claimed jobs to pending when ' +
+    '`lease_expires_at - grace < now()` (the grace meant to follow the deadline precedes it), ' +
+    'so a lease whose heartbeats stop is revoked half a lease early.',
+  maintenance: {
+    description:
+      'returns claimed jobs to pending half a lease before their deadline (a sign error in its ' +
+      'grace)',
+    intervalMs: (lease) => Math.max(10, Math.round(lease.durationMs / 8)),
+    async run(db, ctx) {
+      await db.query(
+        `UPDATE ${REFERENCE_TABLE} SET status = 'pending', available_at = now()
+         WHERE status = 'claimed'
+           AND lease_expires_at - $1::double precision * interval '1 millisecond' < now()`,
+        [ctx.lease.durationMs / 2],
+      );
+    },
+  },
+});
+
 /** A known-bad variant and the invariant that must catch it. */
 export interface KnownBadVariant {
   /** The variant. */
@@ -216,5 +246,10 @@ export const KNOWN_BAD_VARIANTS: readonly KnownBadVariant[] = Object.freeze([
     queue: watchdogBetweenJobsQueue,
     catches: 'bounded-zombie',
     change: 'watchdog checks only between jobs',
+  },
+  {
+    queue: earlySweepQueue,
+    catches: 'exclusive-claim',
+    change: 'sweep revokes leases half a lease early',
   },
 ]);

@@ -13,6 +13,7 @@ import type {
   Claim,
   ExtendingQueueAdapter,
   QueueContext,
+  QueueMaintenance,
   SqlClient,
   WorkerBehaviour,
 } from './types.js';
@@ -62,6 +63,11 @@ export interface ReferenceQueueOptions {
   retryAt?: RetryRule;
   /** Retry backoff (default `REFERENCE_RETRY_BACKOFF`). */
   retry?: RetryBackoff;
+  /**
+   * A background sweep the harness runs beside the workers (default: none — the reference's
+   * claim predicate re-offers expired jobs itself).
+   */
+  maintenance?: QueueMaintenance;
 }
 
 /**
@@ -135,6 +141,7 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Exten
         'clock, strict conditional extend/ack/fail/checkpoint.',
     audit: REFERENCE_AUDIT,
     ...(options.worker && { worker: options.worker }),
+    ...(options.maintenance && { maintenance: options.maintenance }),
 
     async setup(db) {
       await db.query(REFERENCE_SETUP_SQL);

@@ -58,6 +58,7 @@ describe('the curated suite', () => {
     ['fail-by-id', 'late-fail-slow-network', 'single-completion'],
     ['retry-on-worker-clock', 'skewed-clock-retries', 'no-lost-job'],
     ['watchdog-between-jobs', 'pause-mid-long-job', 'bounded-zombie'],
+    ['early-sweep', 'pause-past-lease', 'exclusive-claim'],
   ];
   for (const [queue, scenario, checker] of cases) {
     it(`${queue} fails ${scenario} on ${checker}`, { timeout: 120_000, retry: 1 }, async () => {

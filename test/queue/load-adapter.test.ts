@@ -25,6 +25,7 @@ const BUILT_IN = [
   'main-thread-heartbeat',
   'no-watchdog',
   'watchdog-between-jobs',
+  'early-sweep',
   // The real libraries (src/adapters/), driven through their own code.
   'pg-boss',
   'graphile-worker',
