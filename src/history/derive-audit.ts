@@ -34,7 +34,7 @@ export function applyAudit(s: DerivationState, i: number, e: AuditEvent): void {
   if (next.state === 'held') {
     const sameHolder =
       old?.state === 'held' && old.holder === next.holder && current?.holder === next.holder;
-    if (sameHolder && !takenOver(s, e, current)) {
+    if (sameHolder && !takenOver(s, e, current) && !claimCall(s, i)) {
       // Same holder, still held: an extension — or a checkpoint, which leaves the deadline.
       if (next.deadline !== current.deadline) extend(i, e, current, next.deadline);
       else {
@@ -76,6 +76,17 @@ function takenOver(s: DerivationState, e: AuditEvent, current: DerivedClaim): bo
     s.workerApps.has(e.app) &&
     fenceT(e) > current.expiresAt
   );
+}
+
+/**
+ * Whether audit write `i` was made by a worker's claim call (by identity: its backend). Every
+ * grant opens a new claim, whoever gets it and whatever its token: a queue that reuses tokens
+ * re-grants an expired job to the worker that held it under the same token, and that write,
+ * read as an extension, made a correct worker's re-claim "a resurrected lease".
+ */
+function claimCall(s: DerivationState, i: number): boolean {
+  const call = s.calls.callOf(i);
+  return call !== undefined && (s.events[call.complete] as WorkerHistoryEvent).kind === 'claim';
 }
 
 function grant(s: DerivationState, i: number, e: AuditEvent, job: DerivedJob, image: LeaseImage) {
