@@ -109,7 +109,14 @@ export const noStaleAck: Checker = {
         reasons.push(
           `after ${w.replacedBy.worker} re-claimed the job at ${at(derived, w.replacedBy.grantT)}`,
         );
-      } else reasons.push('with nobody re-claiming — a resurrected lease');
+      } else if (e.new?.state === 'held') {
+        // The row is held for the stale holder again: the queue gave back a lease it had lost.
+        reasons.push('with nobody re-claiming — a resurrected lease');
+      } else if (w.kind === 'fail') {
+        reasons.push(`with nobody re-claiming: it released a lease it no longer held`);
+      } else {
+        reasons.push(`with nobody re-claiming; the row stayed ${e.new?.state ?? 'deleted'}`);
+      }
       const events = [...claimEvents(derived, w.claim)];
       if (w.replacedBy !== undefined) events.push(...claimEvents(derived, w.replacedBy));
       if (!events.some((x) => x.index === w.index)) events.push(writeRef);

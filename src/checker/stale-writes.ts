@@ -33,7 +33,8 @@ export interface ClaimWrite {
 /**
  * Every committed write on a job's row by a worker that is neither a grant nor a completion:
  * an extension (the deadline moved), a checkpoint (nothing the audit sees changed — or an
- * extension that left the deadline where it was) or a fail (the row left `held`).
+ * extension that left the deadline where it was) or a fail (the row went to another state
+ * than `held`).
  */
 export function claimWrites(derived: DerivedHistory): ClaimWrite[] {
   const grants = new Set(derived.claims.map((c) => c.grant));
@@ -47,9 +48,13 @@ export function claimWrites(derived: DerivedHistory): ClaimWrite[] {
     if (!derived.workers.has(e.app)) continue;
     const job = derived.jobs.get(e.job);
     if (job === undefined) continue;
+    // A write that leaves a row that is not held in the state it was (a stale holder's
+    // checkpoint on a row a sweep returned to pending) released nothing: it is no fail.
     const kind: WriteKind =
       e.new.state !== 'held'
-        ? 'fail'
+        ? e.old.state === e.new.state
+          ? 'checkpoint'
+          : 'fail'
         : e.old.state === 'held' && e.new.deadline !== e.old.deadline
           ? 'extend'
           : 'checkpoint';

@@ -12,6 +12,7 @@ import {
   staleFailNobodyReclaiming,
   unmovedExtension,
 } from './fixtures/stale-writes.js';
+import { staleCheckpointOnPendingRow } from './fixtures/anomalies.js';
 import { check } from './support.js';
 import {
   laggingWorkerExtensions,
@@ -183,5 +184,18 @@ describe('lease-honored (I6) matches an extension to its writes by the connectio
     const result = check(leaseHonored, withoutPids(laggingWorkerExtensions()));
     expect(result.valid).toBe('invalid');
     expect(result.counts).toMatchObject({ unmovedExtensions: 2 });
+  });
+});
+
+describe('a stale write named for what it is', () => {
+  it('a checkpoint on a row a sweep returned to pending is a checkpoint, and no lease is resurrected', () => {
+    const result = check(noStaleAck, staleCheckpointOnPendingRow());
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ staleCheckpoints: 1, staleFails: 0 });
+    expect(result.evidence.map((e) => e.message)).toEqual([
+      expect.stringMatching(
+        /^checkpoint \(or an extension that left the deadline\) by w1 \(claim 1\) committed at \+300ms \(xid \d+\), 100ms after its claim expired at \+200ms, with nobody re-claiming; the row stayed pending$/,
+      ),
+    ]);
   });
 });
