@@ -50,7 +50,9 @@ export const leaseHonored: Checker = {
       if (!(Math.abs(g) <= options.epsilonMs)) {
         counts.offGrants += 1;
         if (violations.take())
-          violations.add(evidence(derived, claim, claim.grant, g, 'grant', durationMs));
+          violations.add(
+            evidence(derived, claim, claim.grant, g, 'grant', durationMs, options.epsilonMs),
+          );
       }
       for (const index of claim.extensions) {
         counts.extensions += 1;
@@ -59,7 +61,9 @@ export const leaseHonored: Checker = {
         if (Math.abs(x) <= options.epsilonMs) continue;
         counts.offExtensions += 1;
         if (violations.take())
-          violations.add(evidence(derived, claim, index, x, 'extension', extendByMs));
+          violations.add(
+            evidence(derived, claim, index, x, 'extension', extendByMs, options.epsilonMs),
+          );
       }
     }
     const reported = unmovedExtensions(derived, controllerTolerance(history, options));
@@ -116,6 +120,7 @@ function evidence(
   off: number,
   what: 'grant' | 'extension',
   leaseMs: number,
+  epsilonMs: number,
 ) {
   const e = derived.history.events[index] as AuditEvent;
   const setting = what === 'grant' ? 'durationMs' : 'extendByMs';
@@ -123,7 +128,7 @@ function evidence(
     ? `${what} by ${e.app} at ${at(derived, e.stmtT)} left the job held with no deadline`
     : `${what} by ${e.app} at ${at(derived, e.stmtT)} set the deadline to ${at(derived, e.new!.deadline!)}: ` +
       `${round(Math.abs(off))}ms ${off > 0 ? 'later' : 'earlier'} than statement time + ${setting} ` +
-      `(${leaseMs}ms) — lease arithmetic off the database clock`;
+      `(${leaseMs}ms) — ${offsetCause(derived, claim, index, off, leaseMs, setting, epsilonMs)}`;
   return {
     job: claim.job.id,
     message,
@@ -131,4 +136,77 @@ function evidence(
     events: [eventRef(derived, index, `${what} with deadline off by ${round(off)}ms`)],
     faults: faultsDuring(derived, [claim.worker], e.stmtT, e.t),
   };
+}
+
+/**
+ * What a deadline `off` ms from statement time + lease was measured against, when the history
+ * can tell: a clock fault on the writer (the arithmetic followed the worker's clock), another
+ * starting point on the database clock (the claim's grant, the old deadline, the enqueue), or
+ * the wrong unit. "Off the database clock" only where a worker's clock explains it.
+ */
+function offsetCause(
+  derived: DerivedHistory,
+  claim: DerivedClaim,
+  index: number,
+  off: number,
+  leaseMs: number,
+  setting: string,
+  epsilonMs: number,
+): string {
+  const e = derived.history.events[index] as AuditEvent;
+  const deadline = e.new!.deadline!;
+  const within = (base: number) => Math.abs(deadline - (base + leaseMs)) <= epsilonMs;
+  const clock = derived.faultsByTarget
+    .get(e.app)
+    ?.find((f) => f.fault === 'clock' && f.start <= e.stmtT && e.stmtT <= f.end);
+  const skew = clock === undefined ? undefined : clockOffsetOf(derived, clock.startIndex);
+  if (clock !== undefined && skew !== undefined && Math.abs(off - skew) <= epsilonMs) {
+    return (
+      `lease arithmetic on ${e.app}'s clock, which clock fault ${clock.id} set ` +
+      `${round(Math.abs(skew))}ms ${skew > 0 ? 'ahead' : 'behind'}, not the database's`
+    );
+  }
+  if (index !== claim.grant && within(claim.grantStmtT)) {
+    return (
+      `it is the claim's grant time (${at(derived, claim.grantStmtT)}) + ${setting}: the ` +
+      `arithmetic started from when the job was claimed, not from the statement`
+    );
+  }
+  const old = e.old?.deadline;
+  if (index !== claim.grant && old !== null && old !== undefined && within(old)) {
+    return (
+      `it is the old deadline (${at(derived, old)}) + ${setting}: the arithmetic added to the ` +
+      `deadline instead of starting from the statement's time`
+    );
+  }
+  const insert =
+    claim.job.insert >= 0 ? (derived.history.events[claim.job.insert] as AuditEvent) : undefined;
+  if (insert !== undefined && within(insert.stmtT)) {
+    return (
+      `it is the enqueue time (${at(derived, insert.stmtT)}) + ${setting}: the arithmetic ` +
+      `started from when the job was enqueued`
+    );
+  }
+  const ratio = (deadline - e.stmtT) / leaseMs;
+  for (const [factor, unit] of [
+    [1000, 'seconds'],
+    [0.001, 'microseconds'],
+    [60_000, 'minutes'],
+  ] as const) {
+    if (Math.abs(ratio - factor) <= Math.max(0.01 * factor, epsilonMs / leaseMs)) {
+      return `it is statement time + ${setting} taken as ${unit}: a lease in the wrong unit`;
+    }
+  }
+  return (
+    `it matches no starting point on the database clock (the statement's time, the claim's, ` +
+    `the old deadline, the enqueue), nor a clock fault on ${e.app}: lease arithmetic off the ` +
+    `database clock`
+  );
+}
+
+/** The `offsetMs` a clock fault's start event carries, if any. */
+function clockOffsetOf(derived: DerivedHistory, startIndex: number): number | undefined {
+  const start = derived.history.events[startIndex];
+  const offset = start?.type === 'nemesis' ? start.detail?.offsetMs : undefined;
+  return typeof offset === 'number' ? offset : undefined;
 }

@@ -7,7 +7,7 @@ import {
   deadlineOffDatabaseClock,
   extensionOnClockHourBehind,
 } from './fixtures/anomalies.js';
-import { HistoryBuilder } from './fixtures/history-builder.js';
+import { HistoryBuilder, LEASE } from './fixtures/history-builder.js';
 import { check, rel } from './support.js';
 
 function grantOffBy(ms: number) {
@@ -59,5 +59,64 @@ describe('lease-honored (I6)', () => {
   it('passes clean histories', () => {
     expect(check(leaseHonored, cleanRun()).valid).toBe('valid');
     expect(check(leaseHonored, cleanRecoveryAfterPause()).valid).toBe('valid');
+  });
+});
+
+describe('lease-honored (I6): what an off deadline was measured against', () => {
+  /**
+   * One job: enqueued at 0, granted at 50, perhaps extended at 100; lease 200 ms, extensions
+   * 300 ms (unlike the lease, so that the claim time + extendBy is another deadline than the
+   * grant's).
+   */
+  function offHistory(grantDeadline: number, extensionDeadline?: number, clockOffsetMs?: number) {
+    const b = new HistoryBuilder(['w1'], { lease: { ...LEASE, extendByMs: 300 } });
+    b.enqueue('1', 0);
+    if (clockOffsetMs !== undefined) b.fault('clock', 'w1', 10, 300);
+    b.grant('1', 'w1', 'a', 50, grantDeadline);
+    if (extensionDeadline !== undefined) b.extend('1', 'w1', 100, extensionDeadline);
+    b.ack('1', 'w1', 150, 'a');
+    const history = b.end(400).build();
+    for (const e of history.events) {
+      if (e.type === 'nemesis' && e.phase === 'start') e.detail = { offsetMs: clockOffsetMs };
+    }
+    return history;
+  }
+  const cause = (history: ReturnType<typeof offHistory>) =>
+    check(leaseHonored, history).evidence.map((e) => e.message.split(' — ')[1]);
+
+  it("names the writer's clock when a clock fault's offset explains it", () => {
+    expect(cause(offHistory(50 + 200 + 90_000, undefined, 90_000))).toEqual([
+      "lease arithmetic on w1's clock, which clock fault f1 set 90000ms ahead, not the database's",
+    ]);
+  });
+
+  it('says off the database clock only where nothing on it explains the deadline', () => {
+    expect(cause(offHistory(50 + 200 + 777))).toEqual([
+      expect.stringMatching(
+        /matches no starting point .*: lease arithmetic off the database clock$/,
+      ),
+    ]);
+    // The same deadline beside a clock fault of another size is not blamed on that clock.
+    expect(cause(offHistory(50 + 200 + 777, undefined, 90_000))[0]).toMatch(
+      /off the database clock$/,
+    );
+  });
+
+  it('names the claim time, the old deadline and the enqueue time as starting points', () => {
+    expect(cause(offHistory(250, 50 + 300))).toEqual([
+      "it is the claim's grant time (+50ms) + extendByMs: the arithmetic started from when the job was claimed, not from the statement",
+    ]);
+    expect(cause(offHistory(250, 250 + 300))).toEqual([
+      "it is the old deadline (+250ms) + extendByMs: the arithmetic added to the deadline instead of starting from the statement's time",
+    ]);
+    expect(cause(offHistory(0 + 200))).toEqual([
+      'it is the enqueue time (+0ms) + durationMs: the arithmetic started from when the job was enqueued',
+    ]);
+  });
+
+  it('names a lease in the wrong unit', () => {
+    expect(cause(offHistory(50 + 200 * 1000))).toEqual([
+      'it is statement time + durationMs taken as seconds: a lease in the wrong unit',
+    ]);
   });
 });
