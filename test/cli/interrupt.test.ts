@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { isAlive, processState, type ProcessRecord } from '../../src/env/process-registry.js';
+import { readHistory } from '../../src/history/jsonl.js';
 import type { VerdictFile } from '../../src/report/verdict-types.js';
 import { descendantsOf, processTable, waitGone, type ProcessInfo } from '../support/processes.js';
 import { finished, spawnCli, type SpawnOptions } from '../support/run-node.js';
@@ -150,10 +151,8 @@ async function interruptWith(
   expect(verdict.interrupted).toBe(signal);
   expect(verdict.scenarios).toHaveLength(1);
   expect(verdict.scenarios[0]).toMatchObject({ name: 'interrupted-mid-fault', complete: false });
-  const history = (await readFile(join(dir, `${verdict.scenarios[0]!.files.history}`), 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { type?: string; kind?: string });
+  // The report's history is gzip; readHistory reads a file cut short as the writer left it.
+  const history = (await readHistory(join(dir, verdict.scenarios[0]!.files.history))).events;
   // What happened before the signal is there: claims, units, the faults' starts; no end.
   expect(history.some((e) => e.type === 'nemesis')).toBe(true);
   expect(history.some((e) => e.type === 'audit')).toBe(true);
