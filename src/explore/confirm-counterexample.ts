@@ -40,6 +40,7 @@ function stretch(fault: DrawnFault): DrawnFault {
   switch (fault.kind) {
     case 'pause':
     case 'partition':
+    case 'latency':
     case 'stall':
       return { ...fault, forPermille: Math.max(fault.forPermille, STRETCH_PERMILLE) };
     case 'crash':

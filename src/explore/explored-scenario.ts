@@ -12,6 +12,14 @@ export type DrawnFault =
       atMs: number;
       worker: number;
       direction: 'both' | 'upstream';
+      mode: 'blackhole' | 'reset' | 'down';
+      forPermille: number;
+    }
+  | {
+      kind: 'latency';
+      atMs: number;
+      worker: number;
+      latencyPermille: number;
       forPermille: number;
     }
   | { kind: 'stall'; atMs: number; worker: number; forPermille: number }

@@ -11,15 +11,31 @@ const worker = fc.integer({ min: 1, max: 2 });
 // Between one lease and two and a half: long enough to outlive a claim, short enough for a run
 // of a few seconds.
 const lasting = fc.integer({ min: 1_000, max: 2_500 });
+// A pause that ends just after the deadline, inside the grace a lenient queue allows after it
+// (the window of `grace-after-deadline`), drawn as often as one of any length.
+const pauseLasting = fc.oneof(fc.integer({ min: 1_000, max: 1_400 }), lasting);
 
-/** One fault of the explored vocabulary: pause, partition, stall, clock or crash. */
+/**
+ * One fault of the explored vocabulary: pause, partition (blackholed, reset or refused: the
+ * last two make statements fail at once rather than time out), upstream latency (from a quarter
+ * of a lease, which makes a two-statement write span a deadline, to two leases, which delivers a
+ * heartbeat after another worker's takeover), stall, clock or crash.
+ */
 export const faultArbitrary: fc.Arbitrary<DrawnFault> = fc.oneof(
-  fc.record({ kind: fc.constant('pause'), atMs: at, worker, forPermille: lasting }),
+  fc.record({ kind: fc.constant('pause'), atMs: at, worker, forPermille: pauseLasting }),
   fc.record({
     kind: fc.constant('partition'),
     atMs: at,
     worker,
     direction: fc.constantFrom('both', 'upstream'),
+    mode: fc.constantFrom('blackhole', 'reset', 'down'),
+    forPermille: lasting,
+  }),
+  fc.record({
+    kind: fc.constant('latency'),
+    atMs: at,
+    worker,
+    latencyPermille: fc.integer({ min: 250, max: 2_000 }),
     forPermille: lasting,
   }),
   fc.record({ kind: fc.constant('stall'), atMs: at, worker, forPermille: lasting }),

@@ -31,8 +31,18 @@ function faultItem(scenario: ExploredScenario, fault: DrawnFault): Record<string
         at,
         partition: {
           worker: fault.worker,
-          mode: 'blackhole',
+          mode: fault.mode,
           direction: fault.direction,
+          for: ms(ofLease(scenario, fault.forPermille)),
+        },
+      };
+    case 'latency':
+      return {
+        at,
+        latency: {
+          worker: fault.worker,
+          latency: ms(ofLease(scenario, fault.latencyPermille)),
+          direction: 'upstream',
           for: ms(ofLease(scenario, fault.forPermille)),
         },
       };

@@ -34,3 +34,23 @@ export const jobIdOnlyFence: ClaimFence = (params, claim) =>
 export const tokenAndStateFence: ClaimFence = (params, claim) =>
   `id = ${params.add(claim.jobId)}::bigint` +
   ` AND claim_token = ${params.add(claim.token)}::uuid AND status = 'claimed'`;
+
+/**
+ * The known-bad fence of `grace-after-deadline`: the held-claim fence with a grace of `graceMs`
+ * after the deadline, the way queues that "tolerate a little lateness" fence. A write that
+ * arrives in that grace commits although the lease it was made under has run out.
+ */
+export function graceFence(graceMs: number): ClaimFence {
+  return (params, claim) =>
+    `id = ${params.add(claim.jobId)}::bigint` +
+    ` AND claim_token = ${params.add(claim.token)}::uuid AND status = 'claimed'` +
+    ` AND lease_expires_at + ${params.add(graceMs)}::double precision * interval '1 millisecond' >= now()`;
+}
+
+/**
+ * The known-bad fence of `extend-without-token`: this job, still claimed, the lease not past —
+ * but any claim's lease. The old holder's late heartbeat, arriving after another worker took
+ * the job over, renews the new holder's lease and is told it still holds.
+ */
+export const jobAndStateFence: ClaimFence = (params, claim) =>
+  `id = ${params.add(claim.jobId)}::bigint AND status = 'claimed' AND lease_expires_at >= now()`;

@@ -7,7 +7,7 @@
 import type { ExtendingQueueAdapter } from './types.js';
 import { createReferenceQueue, REFERENCE_CLAIM } from './reference-queue.js';
 import { workerClockDeadline, type DeadlineRule } from './lease-deadline.js';
-import { jobIdOnlyFence, tokenAndStateFence } from './claim-fence.js';
+import { graceFence, jobAndStateFence, jobIdOnlyFence, tokenAndStateFence } from './claim-fence.js';
 import { REFERENCE_TABLE } from './reference-schema.js';
 
 /** Acknowledges by job id alone, so a stale holder's late ack commits (violates no-stale-ack). */
@@ -183,6 +183,80 @@ export const earlySweepQueue: ExtendingQueueAdapter = createReferenceQueue({
   },
 });
 
+/** The grace of `grace-after-deadline`: a constant, as such settings are in the wild. */
+export const GRACE_MS = 500;
+
+/**
+ * Tolerates lateness: a write is accepted up to `GRACE_MS` after the deadline, and an expired
+ * job is re-offered only once that grace is over too. After every deadline there is a window
+ * where the old holder's late write commits while a free worker waits (violates no-stale-ack,
+ * strict).
+ */
+export const graceAfterDeadlineQueue: ExtendingQueueAdapter = createReferenceQueue({
+  name: 'grace-after-deadline',
+  description:
+    `Known bad: writes are fenced with a grace of ${GRACE_MS}ms after the deadline ` +
+    '(`lease_expires_at + grace >= now()`) and expired jobs are re-offered only after it, so a ' +
+    "holder's write that arrives just after its deadline still commits.",
+  fence: graceFence(GRACE_MS),
+  claim: {
+    ...REFERENCE_CLAIM,
+    reclaimable:
+      "(status = 'pending' AND available_at <= now()) OR (status = 'claimed' AND " +
+      `lease_expires_at + interval '${GRACE_MS} milliseconds' < now())`,
+  },
+});
+
+/**
+ * Extends by job and state without the claim's token: the old holder's heartbeat that reaches
+ * the database after another worker's takeover renews the new holder's lease, and the old holder
+ * is told it still holds (violates no-stale-ack: a write of a lost claim commits).
+ */
+export const extendWithoutTokenQueue: ExtendingQueueAdapter = createReferenceQueue({
+  name: 'extend-without-token',
+  description:
+    "Known bad: an extension is fenced on the job, the state and the deadline but not the claim's " +
+    'token, so a stale heartbeat arriving after a takeover extends the new holder and reports ' +
+    'success to the old one.',
+  extendFence: jobAndStateFence,
+});
+
+/**
+ * Checks the fence with a SELECT, then writes by job id in a second statement: right unless the
+ * deadline passes between the two, which a slow link makes happen (violates no-stale-ack).
+ */
+export const checkThenWriteQueue: ExtendingQueueAdapter = createReferenceQueue({
+  name: 'check-then-write',
+  description:
+    'Known bad: extend, ack, fail and checkpoint first SELECT the row under the full fence, then ' +
+    'UPDATE it by job id, so a deadline that passes between the two statements is not seen.',
+  fencing: 'check-then-write',
+});
+
+const reference = createReferenceQueue();
+
+/**
+ * A heartbeat that swallows errors: an extension whose statement throws (a reset connection, a
+ * refused one) is reported as held, so the watchdog never fires while the database is out of
+ * reach and the handler runs on past its lease (violates bounded-zombie).
+ */
+export const heartbeatIgnoresErrorsQueue: ExtendingQueueAdapter = {
+  ...createReferenceQueue({
+    name: 'heartbeat-ignores-errors',
+    description:
+      'Known bad: an extension whose statement throws is reported as held (`catch { return ' +
+      'true }`), so a worker cut off from the database keeps working as a zombie past its lease.',
+  }),
+  async extend(db, claim, ctx) {
+    try {
+      return await reference.extend(db, claim, ctx);
+    } catch {
+      // The bug: "the heartbeat is best effort" — an error is taken for a held lease.
+      return true;
+    }
+  },
+};
+
 /** A known-bad variant and the invariant that must catch it. */
 export interface KnownBadVariant {
   /** The variant. */
@@ -251,5 +325,25 @@ export const KNOWN_BAD_VARIANTS: readonly KnownBadVariant[] = Object.freeze([
     queue: earlySweepQueue,
     catches: 'exclusive-claim',
     change: 'sweep revokes leases half a lease early',
+  },
+  {
+    queue: graceAfterDeadlineQueue,
+    catches: 'no-stale-ack',
+    change: `writes accepted ${GRACE_MS}ms past the deadline`,
+  },
+  {
+    queue: extendWithoutTokenQueue,
+    catches: 'no-stale-ack',
+    change: 'extension fenced without the token',
+  },
+  {
+    queue: checkThenWriteQueue,
+    catches: 'no-stale-ack',
+    change: 'fence checked by a SELECT, then write by id',
+  },
+  {
+    queue: heartbeatIgnoresErrorsQueue,
+    catches: 'bounded-zombie',
+    change: 'extension error reported as held',
   },
 ]);

@@ -53,12 +53,20 @@ export interface ReferenceQueueOptions {
   extendDeadline?: DeadlineRule;
   /** Which rows extend, fail and checkpoint may touch (default: a held, unexpired claim). */
   fence?: ClaimFence;
+  /** Which rows an extension may move (default: `fence`). */
+  extendFence?: ClaimFence;
   /** Which rows an acknowledgement may complete (default: `fence`). */
   ackFence?: ClaimFence;
   /** Which rows a fail may release (default: `fence`). */
   failFence?: ClaimFence;
   /** How a claim finds a job (default: `REFERENCE_CLAIM`). */
   claim?: ClaimRule;
+  /**
+   * How a fenced write checks its fence: in the one UPDATE that writes (`one-statement`, the
+   * default and the only correct way), or by a SELECT under the fence followed by an UPDATE by
+   * job id (`check-then-write`: the deadline can pass between the two).
+   */
+  fencing?: 'one-statement' | 'check-then-write';
   /** When a failed attempt may run again (default: the server's clock plus the backoff). */
   retryAt?: RetryRule;
   /** Retry backoff (default `REFERENCE_RETRY_BACKOFF`). */
@@ -113,7 +121,9 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Exten
   const deadline = options.deadline ?? serverClockDeadline;
   const extendDeadline = options.extendDeadline ?? deadline;
   const fence = options.fence ?? heldClaimFence;
+  const extendFence = options.extendFence ?? fence;
   const ackFence = options.ackFence ?? fence;
+  const fencing = options.fencing ?? 'one-statement';
   const failFence = options.failFence ?? fence;
   const claimRule = options.claim ?? REFERENCE_CLAIM;
   const retryAt = options.retryAt ?? serverClockRetry;
@@ -128,6 +138,22 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Exten
   ): Promise<boolean> {
     const params = new SqlParams();
     const assignments = set(params);
+    if (fencing === 'check-then-write') {
+      // Known bad: the fence is checked by one statement and the write made by another, so a
+      // deadline that passes between them (a slow link, a pause) lets an expired claim write.
+      const checkParams = new SqlParams();
+      const check = await db.query(
+        `SELECT 1 FROM ${REFERENCE_TABLE} WHERE ${fence(checkParams, claim)}`,
+        checkParams.values,
+      );
+      if (check.rowCount !== 1) return false;
+      const byId = `id = ${params.add(claim.jobId)}::bigint`;
+      const result = await db.query(
+        `UPDATE ${REFERENCE_TABLE} SET ${assignments} WHERE ${byId}`,
+        params.values,
+      );
+      return result.rowCount === 1;
+    }
     const sql = `UPDATE ${REFERENCE_TABLE} SET ${assignments} WHERE ${fence(params, claim)}`;
     const result = await db.query(sql, params.values);
     return result.rowCount === 1;
@@ -201,7 +227,7 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Exten
     },
 
     extend(db, claim, ctx) {
-      return fencedUpdate(db, claim, fence, (params) => {
+      return fencedUpdate(db, claim, extendFence, (params) => {
         return `lease_expires_at = ${extendDeadline(params, ctx.lease.extendByMs, ctx)}`;
       });
     },

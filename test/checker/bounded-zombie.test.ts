@@ -48,6 +48,33 @@ describe('bounded-zombie (I7)', () => {
     expect(check(boundedZombie, zombie(226, { lostAt: 150 })).valid).toBe('invalid');
   });
 
+  it('judges from the database’s expiry when the worker is told its extensions held', () => {
+    // The wrong queue: `heartbeat-ignores-errors` — extensions that threw (a reset link) are
+    // reported held, so the worker never reports the claim lost and its watchdog never fires.
+    // The lease still expires on the database at +200, and the bound runs from there.
+    const b = new HistoryBuilder();
+    b.enqueue('1', 0).grant('1', 'w1', 'a', 0).fault('partition', 'w1', 30, 500);
+    for (let t = 50; t <= 450; t += 50) {
+      b.say('w1', t, 'extend', { phase: 'complete', outcome: 'ok', job: '1', token: 'a' });
+    }
+    for (let unit = 0; unit < 10; unit += 1)
+      b.unit('1', 'w1', 'a', unit, unit * 45, unit * 45 + 20);
+    b.grant('1', 'w2', 'b', 505).unit('1', 'w2', 'b', 0, 506, 525).ack('1', 'w2', 530, 'b');
+    const result = check(boundedZombie, b.end(600).build());
+    expect(result.valid).toBe('invalid');
+    expect(result.evidence[0]?.message).toMatch(
+      /after its claim 1 was lost at \+200ms \(it expired\)/,
+    );
+    // The same run with the handler stopped within the bound is valid.
+    const bounded = new HistoryBuilder();
+    bounded.enqueue('1', 0).grant('1', 'w1', 'a', 0).fault('partition', 'w1', 30, 500);
+    for (let unit = 0; unit < 6; unit += 1) {
+      bounded.unit('1', 'w1', 'a', unit, unit * 45, unit * 45 + 20);
+    }
+    bounded.grant('1', 'w2', 'b', 505).unit('1', 'w2', 'b', 0, 506, 525).ack('1', 'w2', 530, 'b');
+    expect(check(boundedZombie, bounded.end(600).build()).valid).toBe('valid');
+  });
+
   it('excuses the time a paused worker could not act', () => {
     const result = check(boundedZombie, cleanRecoveryAfterPause());
     expect(result.valid).toBe('valid');

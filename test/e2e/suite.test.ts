@@ -59,6 +59,10 @@ describe('the curated suite', () => {
     ['retry-on-worker-clock', 'skewed-clock-retries', 'no-lost-job'],
     ['watchdog-between-jobs', 'pause-mid-long-job', 'bounded-zombie'],
     ['early-sweep', 'pause-past-lease', 'exclusive-claim'],
+    ['grace-after-deadline', 'pause-into-grace', 'no-stale-ack'],
+    ['extend-without-token', 'stale-heartbeat-after-takeover', 'no-stale-ack'],
+    ['check-then-write', 'slow-ack-across-deadline', 'no-stale-ack'],
+    ['heartbeat-ignores-errors', 'reset-during-heartbeats', 'bounded-zombie'],
   ];
   for (const [queue, scenario, checker] of cases) {
     it(`${queue} fails ${scenario} on ${checker}`, { timeout: 120_000, retry: 1 }, async () => {

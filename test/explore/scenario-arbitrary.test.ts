@@ -37,7 +37,9 @@ describe('scenarioArbitrary', () => {
         const starts = scenario.faults.map((f) => f.atMs);
         expect(starts).toEqual([...starts].sort((a, b) => a - b));
         for (const fault of scenario.faults) {
-          expect(['pause', 'partition', 'stall', 'clock', 'crash']).toContain(fault.kind);
+          expect(['pause', 'partition', 'latency', 'stall', 'clock', 'crash']).toContain(
+            fault.kind,
+          );
           expect(fault.atMs).toBeGreaterThanOrEqual(200);
           expect(fault.atMs).toBeLessThanOrEqual(1_500);
           if (fault.kind !== 'clock' && fault.kind !== 'crash') {
@@ -103,7 +105,14 @@ describe('writeCounterexample', () => {
         { kind: 'pause', atMs: 200.4, worker: 2, forPermille: 1_000 },
         { kind: 'stall', atMs: 199.6, worker: 1, forPermille: 1_000 },
         { kind: 'clock', atMs: 400, worker: 2, offsetSeconds: -3 },
-        { kind: 'partition', atMs: 400, worker: 1, direction: 'both', forPermille: 1_000 },
+        {
+          kind: 'partition',
+          atMs: 400,
+          worker: 1,
+          direction: 'both',
+          mode: 'reset',
+          forPermille: 1_000,
+        },
       ],
     };
     const file = await writeCounterexample(dir, scenario, {

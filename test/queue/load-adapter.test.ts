@@ -26,6 +26,10 @@ const BUILT_IN = [
   'no-watchdog',
   'watchdog-between-jobs',
   'early-sweep',
+  'grace-after-deadline',
+  'extend-without-token',
+  'check-then-write',
+  'heartbeat-ignores-errors',
   // The real libraries (src/adapters/), driven through their own code.
   'pg-boss',
   'graphile-worker',
