@@ -51,19 +51,6 @@ export async function simulatePoint(point: SimPoint, workload: SimWorkload): Pro
     const horizon = world.horizonMs();
     while (!world.drained() && clock.now < horizon) await clock.nextAsync();
     world.finish();
-    for (const j of world.queue.jobs)
-      if (j.state !== 'completed')
-        console.log(
-          'JOB',
-          j.id,
-          j.state,
-          j.attempts,
-          j.units.map((u) => Math.round(u.ms)).join('/'),
-          j.claims
-            .slice(0, 4)
-            .map((c) => `${c.worker}@${Math.round(c.grantedAt)}:${c.end}:${c.executed}`)
-            .join(' '),
-        );
     return world.result(Number(process.hrtime.bigint() - wallStart) / 1e6);
   } finally {
     clock.uninstall();
