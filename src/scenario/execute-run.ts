@@ -247,10 +247,12 @@ export async function executeRun(
  * ahead at 0s" skews the first claim too; every other time counts from `begin`.
  *
  * A fault without `for` is not healed here: a crash or a stall ends by itself, a database
- * restart once the server is back, and a clock fault without `for` is a standing condition — a
- * host whose clock is wrong — that lasts through the drain, until `healAll` at the run's end.
- * Whatever happens, every fault with a `for` and every proxy is healed when this returns: no
- * worker stays paused, no proxy stays cut while the queue drains.
+ * restart once the server is back, and a clock or toxic (latency, bandwidth, slicer) fault
+ * without `for` is a standing condition — a host whose clock is wrong, a link that stays slow —
+ * that lasts through the drain, until `healAll` at the run's end. Whatever happens, every fault
+ * with a `for` is healed when this returns — no worker stays paused, no proxy stays cut while
+ * the queue drains — and where the timeline did not run to its end (an abort, a fault that
+ * failed) every proxy is healed too.
  */
 export async function runTimeline(
   ctx: NemesisContext,
@@ -258,6 +260,7 @@ export async function runTimeline(
   begin: () => void = () => undefined,
   signal?: AbortSignal,
 ): Promise<void> {
+  let ran = false;
   try {
     for (const { atMs, fault } of faults) if (atMs <= 0) await fault.start(ctx);
     begin();
@@ -278,11 +281,12 @@ export async function runTimeline(
     );
     const failed = ends.find((e) => e.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
+    ran = true;
   } finally {
-    await healAll(
-      ctx,
-      faults.filter((f) => f.forMs !== undefined),
-    );
+    const lasting = faults.filter((f) => f.forMs !== undefined);
+    // A whole-proxy heal after a timeline that ran would also lift a standing latency.
+    if (ran) for (const { fault } of lasting) await fault.heal(ctx).catch(() => undefined);
+    else await healAll(ctx, lasting);
   }
 }
 

@@ -5,6 +5,8 @@ import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import { createFault } from '../../src/nemesis/create-fault.js';
 import type { FaultSpec } from '../../src/nemesis/fault-spec.js';
+import { healAll, runTimeline } from '../../src/scenario/execute-run.js';
+import { parseScenario } from '../../src/scenario/load-scenario.js';
 import { connect } from '../support/pg.js';
 import { startQueueRun, units, type QueueRun } from '../support/queue-run.js';
 import { extendRoundTrips, median, medianRoundTrip, nemesisContext, roundTrip } from './support.js';
@@ -102,6 +104,33 @@ describe('latency', () => {
     );
     expect(during).toBeGreaterThan(190);
     expect(during).toBeLessThan(320);
+  });
+
+  it('without `for`, stays through the timeline (the drain) and is healed at the run end', async () => {
+    const { ctx, records } = nemesisContext(env, run.pool);
+    const [spec] = parseScenario(
+      [
+        'name: standing-latency',
+        'lease: { duration: 3s, heartbeat: 100ms }',
+        'workers: 2',
+        'jobs: { count: 1, handler: { units: 1, unit: { dist: fixed, duration: 10ms } } }',
+        'faults:',
+        '  - { at: 0ms, latency: { worker: 1, latency: 150ms } }',
+        'check: [no-stale-ack]',
+      ].join('\n'),
+    ).faults;
+    if (spec === undefined) throw new Error('no fault');
+    const faults = createFault(spec);
+    expect(faults.map((f) => f.forMs)).toEqual([undefined]);
+    await runTimeline(ctx, faults);
+    // The timeline is over (the run is draining): the link is still slow.
+    expect(await medianRoundTrip(viaW1)).toBeGreaterThan(140);
+    await healAll(ctx, faults);
+    expect(await medianRoundTrip(viaW1)).toBeLessThan(50);
+    expect(records.map((r) => `${r.phase} ${r.fault} ${r.target}`)).toEqual([
+      'start latency w1',
+      'end latency w1',
+    ]);
   });
 });
 
