@@ -194,6 +194,8 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     await done;
   });
   const cells = new Map<number, Cell>();
+  // Runs whose workers are not all ready yet: the next start waits for them (machine-room.ts).
+  const inSetup = new Set<number>();
   /** Failures of the environment itself (start, stop): every cell they cost is not judged. */
   const harness: string[] = [];
   try {
@@ -250,6 +252,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       const room =
         options.room ??
         machineRoom({
+          settling: () => inSetup.size,
           onWait: (ms) =>
             options.log(
               `a worker of a run under way was kept from a CPU for ${Math.round(ms)} ms: ` +
@@ -315,7 +318,9 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     const { scenario, incident, plan, position } = entry;
     const label = `${scenario.name} × ${plan.queue}`;
     let last = '';
+    inSetup.add(position);
     const progress = (p: RunProgress): void => {
+      if (p.phase !== 'setup') inSetup.delete(position);
       const line =
         `${label}: ${p.phase}, ${p.jobsDone}/${p.jobsTotal} jobs` +
         (p.activeFaults.length > 0 ? `, faults: ${p.activeFaults.join(' ')}` : '');
@@ -327,6 +332,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     try {
       outcome = await executeRun(env, plan, progress, { signal });
     } catch (error) {
+      inSetup.delete(position);
       // An interrupt that reached the run before it had anything to judge: not an error.
       if (signal.aborted && interrupted !== undefined) return;
       const cause = describeError(error);
@@ -334,6 +340,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       cells.set(position, errorCell(entry, cause, performance.now() - started, attempt));
       return;
     }
+    inSetup.delete(position);
     const { history, interrupted: cut } = outcome;
     const result = runCheckers(checkersOf(scenario), history, {
       ...scenario.checkOptions,

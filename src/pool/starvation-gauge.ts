@@ -18,6 +18,28 @@ export function noteStarved(ms: number, at = performance.now()): void {
   forget(at);
 }
 
+/** What a probe's `starved` event says, as far as the gauge reads it. */
+export interface StarvedReport {
+  /** The run-queue wait, capped by the tick's lateness (the event's `ms`). */
+  ms: number;
+  /** How late the tick ran. */
+  lateMs: number;
+  /** The thread's run-queue wait over the tick, where Linux reports it. */
+  waitMs?: number;
+}
+
+/**
+ * Records a worker's `starved` event — unless its thread spent most of the late tick running
+ * its own work (a stall fault's busy loop, a synchronous unit) and waited only for the rest.
+ * Such a thread is on the run queue whenever anything else is runnable, on a machine with room
+ * too: a 2 s stall fault beside one other run reported 520–686 ms, and held every start back for
+ * 10 s while a single run went on. An idle thread kept from a CPU is late by about its wait.
+ */
+export function noteStarvedReport(report: StarvedReport, at = performance.now()): void {
+  if (report.waitMs !== undefined && report.waitMs < report.lateMs / 2) return;
+  noteStarved(report.ms, at);
+}
+
 /** The longest starvation any worker of this process reported within the last `windowMs`. */
 export function worstRecentStarvation(windowMs = GAUGE_WINDOW_MS, now = performance.now()): number {
   forget(now);

@@ -18,7 +18,7 @@ import type {
 } from '../worker/types.js';
 import { workerEntry } from './worker-entry.js';
 import { UncontendedStopwatch } from '../env/cpu-pressure.js';
-import { noteStarved } from './starvation-gauge.js';
+import { noteStarvedReport } from './starvation-gauge.js';
 
 /** A worker start-up's wall-time cap, as a multiple of its uncontended budget. */
 export const READY_WALL_FACTOR = 10;
@@ -72,7 +72,7 @@ export class StartedWorker extends EventEmitter<{
       if (message?.type !== 'events') return;
       const receivedAt = Date.now();
       for (const event of message.events) {
-        if (event.kind === 'starved') noteStarved(event.ms);
+        if (event.kind === 'starved') noteStarvedReport(event);
         const received: ReceivedEvent = { workerId, event, receivedAt };
         this.events.push(received);
         this.emit('event', received);

@@ -9,7 +9,7 @@ import { Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.js';
-import { ROOM_STARVED_MS } from './machine-room.js';
+import { ROOM_STARVED_MS, ROOM_WINDOW_MS } from './machine-room.js';
 
 /** Runs side by side per core by default. */
 export const RUNS_PER_CORE = 2;
@@ -54,9 +54,9 @@ export function describeParallelism(lanes: number, given: boolean, cores = usabl
     : `the default: ${RUNS_PER_CORE} per usable core, ${Math.round(cores * 100) / 100} here`;
   if (lanes === 1) return `one run at a time (${why})`;
   return (
-    `up to ${lanes} runs side by side (${why}); one starts beside others only while none of ` +
-    `their workers has been kept from a CPU for ${ROOM_STARVED_MS} ms in the last 10 s, so a ` +
-    'busy machine runs fewer at once'
+    `up to ${lanes} runs side by side (${why}); one starts beside others once the previous ` +
+    `one's workers are ready, and only while none of their workers has been kept from a CPU ` +
+    `for ${ROOM_STARVED_MS} ms in the last ${ROOM_WINDOW_MS / 1000} s, so a busy machine runs fewer at once`
   );
 }
 

@@ -7,7 +7,11 @@ import {
 } from '../../src/env/cpu-pressure.js';
 import { runInLanes } from '../../src/scale-out/lanes.js';
 import { machineRoom } from '../../src/scale-out/machine-room.js';
-import { noteStarved, worstRecentStarvation } from '../../src/pool/starvation-gauge.js';
+import {
+  noteStarved,
+  noteStarvedReport,
+  worstRecentStarvation,
+} from '../../src/pool/starvation-gauge.js';
 
 const pressure = (avg10: number, totalUs = 0): CpuPressure => ({ avg10, avg60: avg10, totalUs });
 
@@ -49,6 +53,19 @@ describe('the starvation gauge', () => {
     expect(worstRecentStarvation(10_000, t0 + 2_000)).toBe(120);
     expect(worstRecentStarvation(500, t0 + 2_000)).toBe(15);
     expect(worstRecentStarvation(10_000, t0 + 20_000)).toBe(0);
+  });
+
+  it("ignores a thread busy with its own work (a stall fault's loop), not an idle one kept waiting", () => {
+    const t0 = 2_000_000;
+    // A 2 s stall beside one other run: 2 s late, of which 520 ms on the run queue.
+    noteStarvedReport({ ms: 520, lateMs: 2_000, waitMs: 520 }, t0);
+    expect(worstRecentStarvation(10_000, t0)).toBe(0);
+    // A heartbeat thread with nothing to do, 80 ms late, 75 ms of it waiting for a CPU.
+    noteStarvedReport({ ms: 75, lateMs: 80, waitMs: 75 }, t0 + 100);
+    expect(worstRecentStarvation(10_000, t0 + 100)).toBe(75);
+    // Where Linux gives no wait, the heartbeat thread's lateness is all there is.
+    noteStarvedReport({ ms: 90, lateMs: 90 }, t0 + 200);
+    expect(worstRecentStarvation(10_000, t0 + 200)).toBe(90);
   });
 });
 
@@ -95,6 +112,30 @@ describe('machineRoom: admission by harness starvation', () => {
     const started = performance.now();
     await room(() => 1);
     expect(performance.now() - started).toBeGreaterThanOrEqual(70);
+  });
+
+  it("holds the next start until the previous run's workers are ready, at most settleMs", async () => {
+    let settling = 1;
+    const room = machineRoom({ read: () => 0, spacingMs: 0, pollMs: 5, settling: () => settling });
+    await room(() => 0);
+    let admitted = false;
+    const gate = room(() => 1).then(() => (admitted = true));
+    await sleep(40);
+    expect(admitted).toBe(false);
+    settling = 0;
+    await gate;
+    // A setup that never ends holds a start back no longer than settleMs.
+    const capped = machineRoom({
+      read: () => 0,
+      spacingMs: 0,
+      pollMs: 5,
+      settleMs: 60,
+      settling: () => 1,
+    });
+    await capped(() => 0);
+    const started = performance.now();
+    await capped(() => 1);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(50);
   });
 
   it('in runInLanes: while workers starve, the lanes thin out to one at a time', async () => {
