@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runScenarios } from '../src/cli/run-scenarios.js';
+import { runScenarios } from '../src/run/run-scenarios.js';
 import { scenarioFiles } from '../src/cli/scenario-folder.js';
 import { StartedCpuHog } from '../src/env/cpu-hog.js';
 import { median, report } from './stats.js';

@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runScenarios } from '../src/cli/run-scenarios.js';
+import { runScenarios } from '../src/run/run-scenarios.js';
 import { scenarioFiles } from '../src/cli/scenario-folder.js';
 import { report } from './stats.js';
 

@@ -77,12 +77,12 @@ export {
   mainThreadHeartbeatQueue,
   noWatchdogQueue,
 } from './queue/known-bad-queues.js';
-export { builtInQueues, queueNames, builtInQueue } from './queue/registry.js';
+export { builtInQueues, queueNames, builtInQueue } from './adapters/registry.js';
 export {
   loadQueueAdapter,
   ADAPTER_FILE_EXTENSIONS,
   type LoadQueueAdapterOptions,
-} from './queue/load-adapter.js';
+} from './adapters/load-adapter.js';
 export { adapterProblems, assertQueueAdapter } from './queue/validate-adapter.js';
 export { workerBehaviourOf, REFERENCE_WORKER_BEHAVIOUR } from './queue/worker-behaviour.js';
 
@@ -100,7 +100,7 @@ export { StartedWorker, type ReceivedEvent } from './pool/worker-process.js';
 export { prepareQueue, waitForDrain, unfinishedJobs } from './pool/queue-database.js';
 
 // Workloads: seeded randomness and handler-duration distributions.
-export { Random } from './scenario/random.js';
+export { Random } from './random.js';
 export {
   drawDuration,
   drawHandlerPlans,
@@ -187,7 +187,13 @@ export {
 } from './checker/testing/simulate-history.js';
 
 // Faults and runs.
-export type { Fault, FaultRecord, NemesisContext } from './nemesis/types.js';
+export {
+  FAULT_KIND_TABLE,
+  FAULT_KINDS,
+  faultKind,
+  type FaultKindRow,
+} from './faults/fault-kinds.js';
+export type { Fault, FaultRecord, NemesisContext, TimedFault } from './nemesis/types.js';
 export { PauseFault } from './nemesis/pause-fault.js';
 export {
   PartitionFault,
@@ -197,12 +203,7 @@ export {
 export { ClockFault } from './nemesis/clock-fault.js';
 export { StallFault } from './nemesis/stall-fault.js';
 export { CrashFault } from './nemesis/crash-fault.js';
-export {
-  executeRun,
-  type RunPlan,
-  type RunOutcome,
-  type TimedFault,
-} from './scenario/execute-run.js';
+export { executeRun, type RunPlan, type RunOutcome } from './scenario/execute-run.js';
 
 // Reports: verdict.json, summary.md, junit.xml, HTML timelines, reports/index.html.
 export {

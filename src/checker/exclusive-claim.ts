@@ -15,7 +15,7 @@
  * and the holder's work stands, until the deadline — and a revocation early is the first half of
  * a replacement that no single grant shows (the job passes through `pending`).
  */
-import { fenceT } from '../history/derive-audit.js';
+import { fenceT } from '../history/fence-time.js';
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
 import type { AuditEvent } from '../history/types.js';

@@ -23,7 +23,7 @@ import {
   eventRef,
   faultsDuring,
 } from './evidence.js';
-import { LEASE_LOSING_KINDS, WHY_NOT_LEASE_LOSING, faultsOn } from './fault-windows.js';
+import { LEASE_LOSING_KINDS, faultsOn, whyNotLeaseLosing } from './fault-windows.js';
 import { noExtensionWhy } from './no-extension.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
@@ -178,6 +178,6 @@ function evidence(derived: DerivedHistory, claim: DerivedClaim): Evidence {
 
 function notACause(derived: DerivedHistory, f: EvidenceFault): string {
   const until = f.end === null ? 'on' : `to ${at(derived, f.end)}`;
-  const why = WHY_NOT_LEASE_LOSING[f.fault] ?? 'it is not a fault that can cost a lease';
+  const why = whyNotLeaseLosing(f.fault) ?? 'it is not a fault that can cost a lease';
   return `the ${f.fault} on ${f.target} (${f.id}) from ${at(derived, f.start)} ${until} does not explain it: ${why}`;
 }

@@ -1,31 +1,28 @@
 /** Questions about fault intervals that several checkers ask. */
 import type { DerivedFault, DerivedHistory } from '../history/derive-types.js';
-import type { FaultKind } from '../history/types.js';
+import { faultKind, kindsWhere, type FaultKind } from '../faults/fault-kinds.js';
 
 /**
  * Faults during which a worker cannot act on anything, its watchdog included: it is stopped
  * (pause), its event loop is blocked (stall), or the database its effects go to is down.
  */
-export const FROZEN_KINDS: ReadonlySet<FaultKind> = new Set(['pause', 'stall', 'db-restart']);
+export const FROZEN_KINDS = kindsWhere((k) => k.freezesHolder);
 
 /**
  * Faults that freeze a whole worker process, its heartbeat thread included. A stall is not one:
  * it blocks the main thread's event loop only, and the heartbeat thread runs beside it — so a
  * heartbeat thread kept from running during a stall was kept by the machine, not by the fault.
  */
-export const PROCESS_FROZEN_KINDS: ReadonlySet<FaultKind> = new Set(['pause', 'db-restart']);
+export const PROCESS_FROZEN_KINDS = kindsWhere((k) => k.freezesProcess);
 
 /**
- * Why a fault of a kind outside `LEASE_LOSING_KINDS` does not explain a lost lease, for a
- * message that lists it beside the expiry it did not cause.
+ * Why a fault of `kind` does not explain a lost lease (undefined where it may), for a message
+ * that lists it beside the expiry it did not cause.
  */
-export const WHY_NOT_LEASE_LOSING: Readonly<Partial<Record<FaultKind, string>>> = {
-  stall:
-    'the heartbeat extends the lease on its own thread and connection, so a blocked event loop ' +
-    'must not cost a lease',
-  clock:
-    "lease arithmetic is on the database's clock, so a skewed worker clock must not cost a lease",
-};
+export function whyNotLeaseLosing(kind: FaultKind): string | undefined {
+  const { losesLease } = faultKind(kind);
+  return losesLease === true ? undefined : losesLease.whyNot;
+}
 
 /**
  * Faults that can legitimately cost a worker its lease: they stop the process or cut or slow
@@ -33,15 +30,7 @@ export const WHY_NOT_LEASE_LOSING: Readonly<Partial<Record<FaultKind, string>>> 
  * loop must not cost a lease — an expiry under a stall is the broken-heartbeat signal. Not a
  * clock skew: lease arithmetic is on the database's clock.
  */
-export const LEASE_LOSING_KINDS: ReadonlySet<FaultKind> = new Set([
-  'partition',
-  'latency',
-  'bandwidth',
-  'slicer',
-  'pause',
-  'crash',
-  'db-restart',
-]);
+export const LEASE_LOSING_KINDS = kindsWhere((k) => k.losesLease === true);
 
 /** Faults of `kinds` on `worker` or on the database active at some moment of [from, to]. */
 export function faultsOn(

@@ -9,7 +9,7 @@
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedCompletion, DerivedJob } from '../history/derive-types.js';
 import type { AuditEvent } from '../history/types.js';
-import { fenceT } from '../history/derive-audit.js';
+import { fenceT } from '../history/fence-time.js';
 import {
   EvidenceLog,
   at,

@@ -7,7 +7,7 @@
  */
 import type { DerivedClaim, DerivedHistory, DerivedJob } from '../history/derive-types.js';
 import type { AuditEvent } from '../history/types.js';
-import { fenceT } from '../history/derive-audit.js';
+import { fenceT } from '../history/fence-time.js';
 
 /** What a write did, as the audit shows it. */
 export type WriteKind = 'extend' | 'checkpoint' | 'fail';

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { relative } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { explore } from '../explore/explore.js';
-import { loadQueueAdapter } from '../queue/load-adapter.js';
+import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import type { ExploreProgress, ExploreResult, UnconfirmedFailure } from '../explore/types.js';
 import { parseDuration } from '../scenario/duration.js';
 import { laneSeeds } from '../explore/lane-seeds.js';

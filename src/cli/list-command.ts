@@ -2,8 +2,8 @@ import { Command } from 'commander';
 import { basename } from 'node:path';
 import { ALL_CHECKERS } from '../checker/index.js';
 import { describeError } from '../errors.js';
-import { FAULT_DESCRIPTIONS } from '../nemesis/fault-descriptions.js';
-import { builtInQueues } from '../queue/registry.js';
+import { FAULT_KIND_TABLE, FAULT_KINDS } from '../faults/fault-kinds.js';
+import { builtInQueues } from '../adapters/registry.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
 import { scenarioFolder, shownPath, yamlFiles, type ScenarioFolder } from './scenario-folder.js';
 
@@ -30,7 +30,10 @@ export function listCommand(): Command {
           Object.values(builtInQueues).map((q) => [q.name, oneLine(q.description)]),
         ],
         [scenariosHeading(folder, files.length), await Promise.all(files.map(scenarioItem))],
-        [`faults (${Object.keys(FAULT_DESCRIPTIONS).length})`, Object.entries(FAULT_DESCRIPTIONS)],
+        [
+          `faults (${FAULT_KINDS.length})`,
+          FAULT_KINDS.map((k) => [k, FAULT_KIND_TABLE[k].description]),
+        ],
         [
           `checkers (${ALL_CHECKERS.length})`,
           ALL_CHECKERS.map((c) => [c.name, `${c.id}: ${oneLine(c.description)}`]),

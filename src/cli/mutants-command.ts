@@ -1,8 +1,9 @@
 import { Command, Option } from 'commander';
 import { relative } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { formatKillMatrix } from '../mutants/format-kill-matrix.js';
+import { formatKillMatrix } from '../report/kill-matrix-text.js';
 import { runMutants } from '../mutants/run-mutants.js';
+import { withShutdownSignal } from './shutdown.js';
 import { defaultScenarioFiles } from './scenario-folder.js';
 import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
 
@@ -51,18 +52,22 @@ export function mutantsCommand(): Command {
       if (!Number.isInteger(minKills) || minKills < 1) {
         throw new ConfigError(`--min-kills must be an integer >= 1; got "${flags.minKills}"`);
       }
-      const { matrix, dir } = await runMutants({
-        files: await defaultScenarioFiles(flags.scenarios, '--scenarios DIR', say),
-        base: flags.queue,
-        variants: flags.variant,
-        minKills,
-        out: flags.out,
-        env: flags.env,
-        iOwnThisDatabase: flags.iOwnThisDatabase,
-        log: say,
-        parallel: parseParallel(flags.parallel),
-        parallelIsDefault: flags.parallel === undefined,
-      });
+      const files = await defaultScenarioFiles(flags.scenarios, '--scenarios DIR', say);
+      const { matrix, dir } = await withShutdownSignal((signal) =>
+        runMutants({
+          files,
+          base: flags.queue,
+          variants: flags.variant,
+          minKills,
+          out: flags.out,
+          env: flags.env,
+          iOwnThisDatabase: flags.iOwnThisDatabase,
+          log: say,
+          parallel: parseParallel(flags.parallel),
+          parallelIsDefault: flags.parallel === undefined,
+          signal,
+        }),
+      );
       if (flags.json) console.log(JSON.stringify(matrix));
       else {
         console.log(formatKillMatrix(matrix));

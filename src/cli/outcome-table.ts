@@ -1,6 +1,6 @@
-import { textTable } from '../report/text-table.js';
+import { textTable } from '../text-table.js';
 import type { ScenarioVerdict } from '../report/verdict-types.js';
-import type { ScenarioOutcome } from './run-scenarios.js';
+import type { ScenarioOutcome } from '../run/run-scenarios.js';
 
 const MARK: Record<string, string> = { valid: 'ok', invalid: 'FAIL', unknown: '?' };
 const IDS = ['I1', 'I2', 'I3', 'I4', 'I5', 'I6', 'I7', 'I8', 'I9'];

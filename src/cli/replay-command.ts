@@ -5,8 +5,9 @@ import { join, relative } from 'node:path';
 import { loadIncident } from '../replay/load-incident.js';
 import { jobStories, renderNarrative } from '../replay/narrative.js';
 import { parseSweep, renderWhatIf, replayWhatIf } from '../replay/what-if.js';
-import { runScenarios } from './run-scenarios.js';
-import { loadQueueAdapter } from '../queue/load-adapter.js';
+import { runScenarios } from '../run/run-scenarios.js';
+import { withShutdownSignal } from './shutdown.js';
+import { loadQueueAdapter } from '../adapters/load-adapter.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -55,13 +56,16 @@ export function replayCommand(): Command {
         `replay ${incident.name}: ${incident.events.length} event(s), time scale ${incident.timeScaleText}, ` +
           `${incident.workers.map((w, i) => `${w}=w${i + 1}`).join(' ')}`,
       );
-      const result = await runScenarios({
-        files: [file],
-        queues: [flags.queue],
-        out: flags.out,
-        env: flags.env,
-        log: say,
-      });
+      const result = await withShutdownSignal((signal) =>
+        runScenarios({
+          files: [file],
+          queues: [flags.queue],
+          out: flags.out,
+          env: flags.env,
+          log: say,
+          signal,
+        }),
+      );
       const run = result.runs[0];
       if (run === undefined) {
         process.exitCode = 2;

@@ -2,8 +2,9 @@ import { Command, Option } from 'commander';
 import { relative, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { epsilonOption, parseEpsilon } from './epsilon-option.js';
-import { runScenarios, type RunScenariosResult } from './run-scenarios.js';
+import { runScenarios, type RunScenariosResult } from '../run/run-scenarios.js';
 import { defaultScenarioFiles } from './scenario-folder.js';
+import { withShutdownSignal } from './shutdown.js';
 import { resolveScenarioArgs } from './scenario-args.js';
 import { formatOutcomeTable } from './outcome-table.js';
 import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
@@ -58,6 +59,15 @@ function withRunOptions(command: Command): Command {
 }
 
 async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
+  // Ctrl-C cuts the suite, and the exit waits for the report, the expectations and the table.
+  await withShutdownSignal((signal) => runAndReportUntil(signal, files, flags));
+}
+
+async function runAndReportUntil(
+  signal: AbortSignal,
+  files: string[],
+  flags: RunFlags,
+): Promise<void> {
   let seed: number | undefined;
   if (flags.seed !== undefined) {
     seed = Number(flags.seed);
@@ -79,6 +89,7 @@ async function runAndReport(files: string[], flags: RunFlags): Promise<void> {
     parallel: parseParallel(flags.parallel),
     parallelIsDefault: flags.parallel === undefined,
     ...(flags.shard !== undefined && { shard: parseShard(flags.shard) }),
+    signal,
   });
   // The runner has written the report; the expectations are judged into it, and the exit code
   // follows what the report says.

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { closest } from '../scenario/suggest.js';
+import { closest } from '../suggest.js';
 import { SHIPPED_SCENARIOS, exists, shownPath, yamlFiles } from './scenario-folder.js';
 
 /**

@@ -37,3 +37,24 @@ function install(): void {
   process.on('SIGINT', () => handle('SIGINT', 130));
   process.on('SIGTERM', () => handle('SIGTERM', 143));
 }
+
+/**
+ * Runs `work` with a signal that SIGINT/SIGTERM abort (its reason: the signal's name), and holds
+ * the process's exit until `work` has settled — so a suite interrupted by Ctrl-C still writes its
+ * report, and the command prints its table, before the process exits 130.
+ */
+export async function withShutdownSignal<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  let settled: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (settled = resolve));
+  const unregister = onShutdown(async (signal) => {
+    abort.abort(signal);
+    await done;
+  });
+  try {
+    return await work(abort.signal);
+  } finally {
+    unregister();
+    settled();
+  }
+}

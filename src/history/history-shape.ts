@@ -4,6 +4,7 @@
  * shapes are small and fixed, the reader runs it on every line of a million-line file, and the
  * messages name the field the way a person fixing the file needs.
  */
+import { FAULT_KINDS } from '../faults/fault-kinds.js';
 import { HISTORY_VERSION, type HistoryEvent, type HistoryHeader } from './types.js';
 
 type Check = (value: unknown) => string | undefined;
@@ -102,17 +103,7 @@ const EVENTS: Record<HistoryEvent['type'], Shape> = {
   nemesis: {
     t: number,
     phase: oneOf('start', 'end'),
-    fault: oneOf(
-      'partition',
-      'latency',
-      'bandwidth',
-      'slicer',
-      'pause',
-      'crash',
-      'clock',
-      'stall',
-      'db-restart',
-    ),
+    fault: oneOf(...FAULT_KINDS),
     target: string,
     id: string,
     detail: optional(record),

@@ -11,6 +11,7 @@
  * nemesis events are timed on the controller's host and moved onto the database clock with the
  * offset measured at the start of the run (`HistoryHeader.clockOffsetMs`).
  */
+import type { FaultKind } from '../faults/fault-kinds.js';
 import type { LeaseSettings, RescaledConstant } from '../queue/types.js';
 
 /** The version of this schema; a reader refuses histories of another major version. */
@@ -171,17 +172,7 @@ export interface WorkerHistoryEvent {
   ms?: number;
 }
 
-/** The kinds of fault (design.md's fault vocabulary). */
-export type FaultKind =
-  | 'partition'
-  | 'latency'
-  | 'bandwidth'
-  | 'slicer'
-  | 'pause'
-  | 'crash'
-  | 'clock'
-  | 'stall'
-  | 'db-restart';
+export type { FaultKind };
 
 /** A fault starting or ending. */
 export interface NemesisEvent {

@@ -1,5 +1,10 @@
-import type { ScenarioOutcome } from '../cli/run-scenarios.js';
-import { KILL_MATRIX_VERSION, type KillCell, type KillMatrix, type VariantRow } from './types.js';
+import type { ScenarioOutcome } from '../run/run-scenarios.js';
+import {
+  KILL_MATRIX_VERSION,
+  type KillCell,
+  type KillMatrix,
+  type VariantRow,
+} from '../report/kill-matrix-types.js';
 
 /** A variant as the matrix needs it: its name, what changed, and the checker that must catch it. */
 export interface VariantSpec {

@@ -1,13 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { runScenarios } from '../cli/run-scenarios.js';
+import { runScenarios } from '../run/run-scenarios.js';
 import { ConfigError } from '../errors.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
-import { closest } from '../scenario/suggest.js';
+import { closest } from '../suggest.js';
 import { updateReportIndex } from '../report/report-index.js';
 import { buildKillMatrix, type VariantSpec } from './kill-matrix.js';
-import { renderKillMatrixHtml } from './kill-matrix-html.js';
-import type { KillMatrix } from './types.js';
+import { renderKillMatrixHtml } from '../report/kill-matrix-html.js';
+import type { KillMatrix } from '../report/kill-matrix-types.js';
 
 /** What `leaseproof mutants` was asked to do. */
 export interface MutantsOptions {
@@ -33,6 +33,8 @@ export interface MutantsOptions {
   parallel?: number | undefined;
   /** Whether `parallel` is the default (the first progress line says which). */
   parallelIsDefault?: boolean | undefined;
+  /** Aborting it cuts the suite as Ctrl-C does; the matrix is built from what ran. */
+  signal?: AbortSignal | undefined;
 }
 
 /** What a matrix run produced. */
@@ -87,6 +89,7 @@ export async function runMutants(options: MutantsOptions): Promise<MutantsResult
     log: options.log,
     parallel: options.parallel,
     parallelIsDefault: options.parallelIsDefault,
+    signal: options.signal,
   });
   const scenarios = [...new Set(run.outcomes.map((o) => o.scenario))];
   const matrix = buildKillMatrix({

@@ -1,4 +1,4 @@
-import type { TimedFault } from '../scenario/execute-run.js';
+import type { TimedFault } from './types.js';
 import { BandwidthFault } from './bandwidth-fault.js';
 import { ClockFault } from './clock-fault.js';
 import { CrashFault } from './crash-fault.js';

@@ -47,3 +47,13 @@ export interface Fault {
   /** Heals it; idempotent, and a no-op when it was never started. */
   heal(ctx: NemesisContext): Promise<void>;
 }
+
+/** A fault at a time, healing itself after `forMs` (or when the run heals everything). */
+export interface TimedFault {
+  /** Milliseconds after the workers are ready. */
+  atMs: number;
+  /** How long it lasts; absent: until the run heals everything. */
+  forMs?: number;
+  /** The fault: single-use, started and healed once. */
+  fault: Fault;
+}

@@ -92,7 +92,7 @@ export class StartedWorker extends EventEmitter<{
 
   /** Forks the worker, sends its configuration, and waits until it is ready. */
   static async start(options: WorkerProcessOptions): Promise<StartedWorker> {
-    const { file, execArgv } = workerEntry();
+    const { file, execArgv } = workerEntry(options.config.queue);
     const child = fork(file, [options.config.workerId], {
       execArgv,
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
@@ -219,7 +219,7 @@ export class StartedWorker extends EventEmitter<{
     this.signal('SIGSTOP');
   }
 
-  /** SIGCONT. */
+  /** SIGCONT: the process runs on from where it froze, its timers all late at once. */
   resume(): void {
     this.signal('SIGCONT');
   }

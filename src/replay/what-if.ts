@@ -11,7 +11,7 @@ import { executeRun } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { loadIncident } from './load-incident.js';
 import { jobStories } from './narrative.js';
-import { textTable } from '../report/text-table.js';
+import { textTable } from '../text-table.js';
 
 /** One lease of the what-if and what its replay showed. */
 export interface WhatIfRow {

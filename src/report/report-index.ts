@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { escapeHtml as h } from './escape.js';
 import { expectationsLine } from './expectations.js';
 import { VERDICT_VERSION, type VerdictFile } from './verdict-types.js';
-import { KILL_MATRIX_STYLE, killMatrixTable } from '../mutants/kill-matrix-html.js';
-import { KILL_MATRIX_VERSION, type KillMatrix } from '../mutants/types.js';
+import { KILL_MATRIX_STYLE, killMatrixTable } from './kill-matrix-html.js';
+import { KILL_MATRIX_VERSION, type KillMatrix } from './kill-matrix-types.js';
 
 /** A run folder as the index lists it. */
 interface IndexedRun {

@@ -1,3 +1,7 @@
+import { FAULT_KIND_TABLE, FAULT_KINDS } from '../faults/fault-kinds.js';
+
+const FAULT_COLOURS = Object.fromEntries(FAULT_KINDS.map((k) => [k, FAULT_KIND_TABLE[k].colour]));
+
 /**
  * The browser side of a timeline page, inlined into it as text. It is a string rather than a
  * module so that the page needs nothing at run time but the run folder's copy of ECharts (no
@@ -5,7 +9,8 @@
  * reads the data from the page's JSON element, draws it with ECharts (lanes as a value axis,
  * claims and fault bands as custom series, point events as scatter series), and keeps the
  * violation markers — elements rendered by the server with ids `v-<checker>-<n>` — positioned
- * over their pins, so links to them work and the list at the top can focus each one.
+ * over their pins, so links to them work and the list at the top can focus each one. The fault
+ * kinds' colours come from their table.
  */
 export const TIMELINE_SCRIPT = String.raw`
 (function () {
@@ -20,10 +25,7 @@ export const TIMELINE_SCRIPT = String.raw`
   var CLAIM_COLORS = {
     acked: '#43a047', failed: '#fb8c00', expired: '#e57373', replaced: '#8e24aa', open: '#90a4ae'
   };
-  var FAULT_COLORS = {
-    partition: '#1e88e5', latency: '#00acc1', bandwidth: '#00acc1', slicer: '#00acc1',
-    pause: '#795548', crash: '#212121', clock: '#00897b', stall: '#5e35b1', 'db-restart': '#d81b60'
-  };
+  var FAULT_COLORS = ${JSON.stringify(FAULT_COLOURS)};
   var POINTS = [
     { kind: 'heartbeat', name: 'heartbeat (extension)', symbol: 'rect', size: [2, 16], color: '#1b3a1f', z: 3 },
     { kind: 'heartbeat-failed', name: 'heartbeat failed', symbol: 'rect', size: [3, 18], color: '#e53935', z: 4 },

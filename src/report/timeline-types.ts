@@ -67,7 +67,7 @@ export interface TimelinePoint {
   lane: number;
   /** Row within the lane. */
   row: number;
-  /** When. */
+  /** Ms since the scenario's start, database clock (as every time on the page). */
   t: number;
   /** What happened, in a few words (tooltips). */
   text: string;
@@ -83,7 +83,7 @@ export interface TimelineFault {
   target: string;
   /** The nemesis id. */
   id: string;
-  /** Start. */
+  /** Its start, ms since the scenario's start. */
   start: number;
   /** End (the end of the run when it never ended: `open`). */
   end: number;
@@ -104,9 +104,9 @@ export interface TimelineStarved {
   worker: string;
   /** Which of its threads. */
   thread: 'main' | 'heartbeat';
-  /** Start. */
+  /** When the thread began to wait for a CPU, ms since the scenario's start. */
   start: number;
-  /** End. */
+  /** When it ran again. */
   end: number;
   /** How long, ms. */
   ms: number;
@@ -114,7 +114,7 @@ export interface TimelineStarved {
 
 /** An event cited by a marker's evidence. */
 export interface TimelineCited {
-  /** When. */
+  /** Ms since the scenario's start, database clock. */
   t: number;
   /** Lane index. */
   lane: number;

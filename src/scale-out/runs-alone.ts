@@ -9,12 +9,14 @@
  *   loop then escapes the scenarios built to catch it (seen: the mutation matrix at
  *   `--parallel 4` caught main-thread-heartbeat on I9 in one scenario instead of two).
  */
+import { faultKind } from '../faults/fault-kinds.js';
 import type { RunPlan } from '../scenario/execute-run.js';
 
 /** Why `plan` must run alone, or undefined when it can share the machine. */
 export function runsAlone(plan: RunPlan): string | undefined {
-  if (plan.faults.some((f) => f.fault.kind === 'db-restart')) {
-    return 'a db-restart fault cuts the connections of every run on the server';
+  for (const { fault } of plan.faults) {
+    const why = faultKind(fault.kind).runsAlone;
+    if (why !== undefined) return why;
   }
   if (plan.plans.some((units) => units.some((u) => u.sync))) {
     return 'its handler burns CPU: its heartbeat is judged on a machine it does not share';

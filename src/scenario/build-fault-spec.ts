@@ -1,20 +1,13 @@
+import { FAULT_KINDS, type FaultKind } from '../faults/fault-kinds.js';
 import type { FaultSpec } from '../nemesis/fault-spec.js';
 import type { PartitionDirection, PartitionMode } from '../nemesis/partition-fault.js';
 import type { DocumentPath } from './document-path.js';
 import type { ScenarioReader } from './scenario-reader.js';
 
-/** The fault kinds, as YAML keys (the schema guarantees an item holds exactly one). */
-export const FAULT_KINDS = [
-  'partition',
-  'latency',
-  'bandwidth',
-  'slicer',
-  'pause',
-  'crash',
-  'clock',
-  'stall',
-  'db-restart',
-] as const satisfies readonly FaultSpec['kind'][];
+// Every kind of the table is a kind the nemesis can build, and the other way round.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const kindsAgree: Same<FaultKind, FaultSpec['kind']> = true;
+void kindsAgree;
 
 type Raw = Record<string, unknown>;
 type Direction = PartitionDirection;

@@ -1,5 +1,5 @@
 import type { UnitPlan } from '../worker/types.js';
-import { Random } from './random.js';
+import { Random } from '../random.js';
 
 /** A distribution of unit durations, in milliseconds. */
 export type DurationDistribution =

@@ -3,24 +3,14 @@ import type { StartedEnvironment } from '../env/types.js';
 import { prepareAuditedQueue } from '../history/audited-queue.js';
 import { HistoryRecorder } from '../history/recorder.js';
 import type { History } from '../history/types.js';
-import type { Fault, NemesisContext } from '../nemesis/types.js';
+import type { NemesisContext, TimedFault } from '../nemesis/types.js';
 import { unfinishedJobs, waitForDrain, withRunClient } from '../pool/queue-database.js';
 import { MaintenanceLoop } from '../pool/maintenance-loop.js';
 import { WorkerPool } from '../pool/worker-pool.js';
-import { loadQueueAdapter } from '../queue/load-adapter.js';
+import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import type { LeaseSettings } from '../queue/types.js';
 import type { ClockSkew, UnitPlan } from '../worker/types.js';
 import { settleQueueTerms } from './queue-terms.js';
-
-/** A fault at a time, healing itself after `forMs` (or when the run heals everything). */
-export interface TimedFault {
-  /** Milliseconds after the workers are ready. */
-  atMs: number;
-  /** How long it lasts; absent: until the run heals everything. */
-  forMs?: number;
-  /** The fault. */
-  fault: Fault;
-}
 
 /** One run: a workload, lease settings, workers and a fault timeline. */
 export interface RunPlan {

@@ -9,7 +9,7 @@ import { buildScenario } from './build-scenario.js';
 import { formatPath } from './document-path.js';
 import { drawHandlerPlans } from './durations.js';
 import type { RunPlan } from './execute-run.js';
-import { Random } from './random.js';
+import { Random } from '../random.js';
 import { ScenarioError, type ScenarioProblem } from './scenario-error.js';
 import { scenarioSchema, validateScenarioShape } from './scenario-schema.js';
 import type { Scenario } from './scenario-types.js';

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { describeValue, fromJsonPointer, type DocumentPath } from './document-path.js';
 import { resolveRef, type SchemaObject } from './scenario-schema.js';
-import { closest } from './suggest.js';
+import { closest } from '../suggest.js';
 
 /** A problem before it is placed in the file: its path and whether it is about a key. */
 export interface PathProblem {

@@ -38,7 +38,7 @@ export interface SimWorkload {
   duration: DurationDistribution;
   /** Cancellation points per job: the handler is cut into this many equal units. */
   units: number;
-  /** Workers. */
+  /** Worker loops sharing the queue. */
   workers: number;
   /** Jobs simulated. */
   jobs: number;
@@ -46,7 +46,7 @@ export interface SimWorkload {
   arrivalsPerSecond?: number;
   /** Attempts before a job is dead-lettered. */
   maxAttempts: number;
-  /** Faults. */
+  /** Which faults strike the simulated workers, and how often. */
   faults: FaultModel;
   /** One database round trip. */
   rttMs: number;

@@ -15,7 +15,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import type { Claim, LeaseSettings } from '../queue/types.js';
 import { distribution } from '../checker/stats.js';
 import { drawDuration, type DurationDistribution } from '../scenario/durations.js';
-import { Random } from '../scenario/random.js';
+import { Random } from '../random.js';
 import { ClaimLoop } from '../worker/claim-loop.js';
 import { sleep } from '../worker/handler.js';
 import { HeartbeatCore } from '../worker/heartbeat-core.js';

@@ -13,7 +13,7 @@ import { createFaults } from '../nemesis/create-fault.js';
 import type { LeaseSettings } from '../queue/types.js';
 import { drawDuration } from '../scenario/durations.js';
 import { executeRun } from '../scenario/execute-run.js';
-import { Random } from '../scenario/random.js';
+import { Random } from '../random.js';
 import { simulatePoint } from '../sim/simulate.js';
 import type { UnitPlan } from '../worker/types.js';
 import type { TuneSpec } from './load-tune.js';

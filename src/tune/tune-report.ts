@@ -5,7 +5,7 @@
  */
 import { ECHARTS_ASSET } from '../report/echarts-asset.js';
 import { escapeHtml as h, inlineJson } from '../report/escape.js';
-import { textTable } from '../report/text-table.js';
+import { textTable } from '../text-table.js';
 import { Z_999 } from '../scenario/durations.js';
 import type { Confirmation } from './confirm.js';
 import type { TuneSpec } from './load-tune.js';

@@ -1,7 +1,7 @@
 // Entry of the heartbeat worker_thread. It loads the queue adapter itself and extends leases
 // over a connection of its own, so nothing the handler's event loop does can delay a beat.
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadQueueAdapter } from '../queue/load-adapter.js';
+import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { adapterDeadline } from '../queue/adapter-deadline.js';
 import type { QueueContext } from '../queue/types.js';
 import { ResilientConnection } from './connection.js';
@@ -9,6 +9,7 @@ import { HeartbeatCore } from './heartbeat-core.js';
 import { SkewedClock } from './clock-skew.js';
 import type { FromHeartbeatThread, HeartbeatThreadData, ToHeartbeatThread } from './heartbeat.js';
 import { DEFAULT_STARVATION, StarvationProbe } from './starvation-probe.js';
+import { queueCallBoundMs, statementTimeoutMs } from './statement-bounds.js';
 
 const { config, generation } = workerData as HeartbeatThreadData;
 const port = parentPort;
@@ -21,7 +22,7 @@ const adapter = await loadQueueAdapter(config.queue);
 const connection = new ResilientConnection(
   config.databaseUrl,
   config.workerId,
-  config.statementTimeoutMs ?? config.lease.durationMs,
+  statementTimeoutMs(config),
 );
 const ctx: QueueContext = {
   workerId: config.workerId,
@@ -51,7 +52,7 @@ port.on('message', (message: ToHeartbeatThread) => {
           ((c) =>
             adapterDeadline(
               extend(connection, c, ctx),
-              2 * (config.statementTimeoutMs ?? config.lease.durationMs) + 1_000,
+              queueCallBoundMs(config),
               `queue adapter "${adapter.name}": extend()`,
             )),
         (event) => post({ type: 'event', event }),

@@ -3,6 +3,7 @@ import type { Claim, QueueAdapter, QueueContext } from '../queue/types.js';
 import { HeartbeatCore } from './heartbeat-core.js';
 import { ResilientConnection } from './connection.js';
 import type { ClockSkew, WorkerConfig, WorkerEvent } from './types.js';
+import { statementTimeoutMs } from './statement-bounds.js';
 
 /** Runs the heartbeat of the current claim, wherever it lives. */
 export interface Heartbeat {
@@ -66,7 +67,7 @@ export class EventLoopHeartbeat implements Heartbeat {
     this.connection = new ResilientConnection(
       config.databaseUrl,
       config.workerId,
-      config.statementTimeoutMs ?? config.lease.durationMs,
+      statementTimeoutMs(config),
     );
   }
 

@@ -7,7 +7,7 @@
  * message first, then control messages; it streams events back. It exits by itself when the
  * controller goes away, and on SIGTERM it finishes the current job and exits.
  */
-import { loadQueueAdapter } from '../queue/load-adapter.js';
+import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { adapterDeadline } from '../queue/adapter-deadline.js';
 import { workerBehaviourOf } from '../queue/worker-behaviour.js';
 import type { Claim, QueueAdapter, QueueContext } from '../queue/types.js';
@@ -19,6 +19,7 @@ import { busyWait } from './handler.js';
 import { EventLoopHeartbeat, ThreadHeartbeat, type Heartbeat } from './heartbeat.js';
 import { DEFAULT_STARVATION, StarvationProbe } from './starvation-probe.js';
 import { monotonicNow, type ControlMessage, type WorkerConfig, type WorkerEvent } from './types.js';
+import { queueCallBoundMs, statementTimeoutMs } from './statement-bounds.js';
 
 if (process.send === undefined) {
   process.stderr.write('worker-main must be started by leaseproof with an IPC channel\n');
@@ -84,7 +85,7 @@ let reconnecting = false;
 const queueConnection = new ResilientConnection(
   config.databaseUrl,
   config.workerId,
-  config.statementTimeoutMs ?? config.lease.durationMs,
+  statementTimeoutMs(config),
   // Reconnections only: the first connection is part of getting `ready`.
   () => {
     if (reconnecting) emit({ kind: 'connect', at: monotonicNow() });
@@ -92,10 +93,7 @@ const queueConnection = new ResilientConnection(
   },
 );
 const effects = new EffectRecorder(config.effectsUrl, config.workerId);
-// A queue call that never settles (an adapter awaiting something other than its statement,
-// which the connection's statement timeout bounds) becomes an `info` outcome naming the call,
-// instead of a worker stuck for the rest of the run.
-const callBoundMs = 2 * (config.statementTimeoutMs ?? config.lease.durationMs) + 1_000;
+const callBoundMs = queueCallBoundMs(config);
 const bounded = <T>(what: string, work: Promise<T>): Promise<T> =>
   adapterDeadline(work, callBoundMs, `queue adapter "${adapter.name}": ${what}()`);
 const sink = { emit, lost: (token: string) => worker.loop?.lost(token) };

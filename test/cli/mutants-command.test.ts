@@ -2,7 +2,7 @@ import { copyFile, mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { KillMatrix } from '../../src/mutants/types.js';
+import type { KillMatrix } from '../../src/report/kill-matrix-types.js';
 import { finished, spawnCli } from '../support/run-node.js';
 
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'leaseproof-mutants-'));

@@ -4,7 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runScenarios } from '../../src/cli/run-scenarios.js';
+import { runScenarios } from '../../src/run/run-scenarios.js';
 import type { VerdictFile } from '../../src/report/verdict-types.js';
 
 const BROKEN = new URL('../fixtures/queue-that-fails-in-workers.ts', import.meta.url).pathname;

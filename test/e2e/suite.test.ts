@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runScenarios } from '../../src/cli/run-scenarios.js';
+import { runScenarios } from '../../src/run/run-scenarios.js';
 import { scenarioFiles } from '../../src/cli/scenario-folder.js';
 
 const quiet = (): void => undefined;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ScenarioOutcome } from '../../src/cli/run-scenarios.js';
+import type { ScenarioOutcome } from '../../src/run/run-scenarios.js';
 import type { CheckResult, Verdict } from '../../src/checker/types.js';
 import { DEFAULT_CHECK_OPTIONS } from '../../src/checker/options.js';
 import { buildKillMatrix } from '../../src/mutants/kill-matrix.js';
-import { formatKillMatrix } from '../../src/mutants/format-kill-matrix.js';
-import { killMatrixTable } from '../../src/mutants/kill-matrix-html.js';
+import { formatKillMatrix } from '../../src/report/kill-matrix-text.js';
+import { killMatrixTable } from '../../src/report/kill-matrix-html.js';
 
 /** An outcome whose invalid checkers are `invalid` (every other one valid). */
 function outcome(queue: string, scenario: string, invalid: string[] = []): ScenarioOutcome {

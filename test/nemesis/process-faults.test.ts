@@ -6,7 +6,7 @@ import type { StartedEnvironment } from '../../src/env/types.js';
 import { createFault } from '../../src/nemesis/create-fault.js';
 import type { FaultSpec } from '../../src/nemesis/fault-spec.js';
 import type { ReceivedEvent } from '../../src/pool/worker-process.js';
-import type { TimedFault } from '../../src/scenario/execute-run.js';
+import type { TimedFault } from '../../src/nemesis/types.js';
 import type { WorkerEvent } from '../../src/worker/types.js';
 import { processTable } from '../support/processes.js';
 import { startQueueRun, units, type QueueRun } from '../support/queue-run.js';

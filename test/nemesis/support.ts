@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import type { FaultRecord, NemesisContext } from '../../src/nemesis/types.js';
 import type { WorkerPool } from '../../src/pool/worker-pool.js';
-import { healAll, runTimeline, type TimedFault } from '../../src/scenario/execute-run.js';
+import type { TimedFault } from '../../src/nemesis/types.js';
+import { healAll, runTimeline } from '../../src/scenario/execute-run.js';
 import type { StartedWorker } from '../../src/pool/worker-process.js';
 
 /** A nemesis context over a pool, keeping the records the faults write. */

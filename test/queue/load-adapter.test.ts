@@ -2,10 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadQueueAdapter } from '../../src/queue/load-adapter.js';
+import { loadQueueAdapter } from '../../src/adapters/load-adapter.js';
 import { AdapterError } from '../../src/queue/adapter-error.js';
 import { adapterProblems } from '../../src/queue/validate-adapter.js';
-import { builtInQueues, queueNames } from '../../src/queue/registry.js';
+import { builtInQueues, queueNames } from '../../src/adapters/registry.js';
 import { workerBehaviourOf } from '../../src/queue/worker-behaviour.js';
 import tinyQueue from '../../examples/tiny-queue.js';
 

@@ -19,7 +19,7 @@ import {
   selectThenUpdateQueue,
 } from '../../src/queue/known-bad-queues.js';
 import { CHECKER_NAMES } from '../../src/checker/index.js';
-import { builtInQueue } from '../../src/queue/registry.js';
+import { builtInQueue } from '../../src/adapters/registry.js';
 import type { ExtendingQueueAdapter, SqlClient } from '../../src/queue/types.js';
 import { granted, useEnvironment } from './lease-semantics.js';
 import { LEASE, context, withQueueDb, outlive, readLease, transaction } from './queue-db.js';

@@ -3,7 +3,7 @@ import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import { waitForDrain } from '../../src/pool/queue-database.js';
 import { drawHandlerPlans } from '../../src/scenario/durations.js';
-import { Random } from '../../src/scenario/random.js';
+import { Random } from '../../src/random.js';
 import { startQueueRun } from '../support/queue-run.js';
 import { descendantsOf } from '../support/processes.js';
 

@@ -1,6 +1,7 @@
 /** The fault schedule of a simulated run: random faults that never overlap on one target. */
+import { faultKind } from '../../faults/fault-kinds.js';
 import type { FaultKind, NemesisEvent } from '../../history/types.js';
-import type { Random } from '../../scenario/random.js';
+import type { Random } from '../../random.js';
 
 /** One scheduled fault. */
 export interface SimFault {
@@ -83,7 +84,8 @@ export function randomFaults(
   const { count, kinds, workers, from, to, leaseMs } = options;
   for (let k = 0; k < count && kinds.length > 0 && workers.length > 0; k += 1) {
     const kind = kinds[random.int(0, kinds.length - 1)]!;
-    const target = kind === 'db-restart' ? 'db' : workers[random.int(0, workers.length - 1)]!;
+    const target =
+      faultKind(kind).target === 'db' ? 'db' : workers[random.int(0, workers.length - 1)]!;
     const start = from + random.next() * (to - from);
     // Long enough to cost a lease now and then (the lease is lost after about one lease of
     // silence), short enough that a run still drains.

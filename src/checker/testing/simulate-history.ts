@@ -13,7 +13,7 @@
 import type { FaultKind, History, HistoryEvent, WorkerHistoryEvent } from '../../history/types.js';
 import { HISTORY_VERSION } from '../../history/types.js';
 import type { LeaseSettings } from '../../queue/types.js';
-import { Random } from '../../scenario/random.js';
+import { Random } from '../../random.js';
 import { FaultSchedule, randomFaults } from './simulate-faults.js';
 import { ModelQueue } from './simulate-queue.js';
 import { ModelWorker, type ModelVariant, type WorkerWorld } from './simulate-worker.js';

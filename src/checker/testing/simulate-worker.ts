@@ -9,7 +9,7 @@
  */
 import type { FaultKind, WorkerHistoryEvent } from '../../history/types.js';
 import type { LeaseSettings } from '../../queue/types.js';
-import type { Random } from '../../scenario/random.js';
+import type { Random } from '../../random.js';
 import type { FaultSchedule } from './simulate-faults.js';
 import type { ModelJob, ModelQueue } from './simulate-queue.js';
 

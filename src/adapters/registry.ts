@@ -1,8 +1,8 @@
-import type { QueueAdapter } from './types.js';
-import { referenceQueue } from './reference-queue.js';
-import { KNOWN_BAD_VARIANTS } from './known-bad-queues.js';
-import { pgBossQueue } from '../adapters/pg-boss.js';
-import { graphileWorkerQueue } from '../adapters/graphile-worker.js';
+import type { QueueAdapter } from '../queue/types.js';
+import { referenceQueue } from '../queue/reference-queue.js';
+import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
+import { pgBossQueue } from './pg-boss.js';
+import { graphileWorkerQueue } from './graphile-worker.js';
 
 /**
  * Real queue libraries, driven through their own code (`src/adapters/`). Their packages are

@@ -1,12 +1,12 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { QueueAdapter } from './types.js';
-import { AdapterError } from './adapter-error.js';
-import { adapterDeadline, adapterLoadTimeoutMs } from './adapter-deadline.js';
-import { assertQueueAdapter } from './validate-adapter.js';
+import type { QueueAdapter } from '../queue/types.js';
+import { AdapterError } from '../queue/adapter-error.js';
+import { adapterDeadline, adapterLoadTimeoutMs } from '../queue/adapter-deadline.js';
+import { assertQueueAdapter } from '../queue/validate-adapter.js';
 import { builtInQueue, queueNames } from './registry.js';
-import { closest } from '../scenario/suggest.js';
+import { closest } from '../suggest.js';
 
 /**
  * File types an adapter may be written in, CommonJS or ESM; TypeScript ones need the process to

@@ -12,9 +12,8 @@ import type { StartedEnvironment } from '../env/types.js';
 import { executeRun, type RunProgress } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
-import { loadQueueAdapter } from '../queue/load-adapter.js';
+import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { ConfigError, describeError } from '../errors.js';
-import { onShutdown } from './shutdown.js';
 import type { Incident } from '../replay/load-incident.js';
 import type { Scenario } from '../scenario/scenario-types.js';
 import type { RunPlan } from '../scenario/execute-run.js';
@@ -65,6 +64,14 @@ export interface RunScenariosOptions {
    * their own to be independent of the machine's load.
    */
   room?: LaneOptions<unknown>['room'];
+  /**
+   * Aborting it stops the suite as Ctrl-C does: the runs under way are cut (faults healed,
+   * workers stopped), their histories so far are judged as cut histories, nothing more starts, and
+   * the report is written with what ran, marked interrupted by the abort's reason when that is a
+   * signal's name (else SIGINT). The suite installs no signal handler of its own: the CLI turns
+   * SIGINT/SIGTERM into this abort (cli/shutdown.ts).
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** One scenario × queue as it ended. */
@@ -181,18 +188,19 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
   if (options.iOwnThisDatabase === true && (options.parallel ?? 1) > 1) {
     options.log('--i-own-this-database: one database for every run, so one run at a time');
   }
-  // Ctrl-C does not throw the run away: the scenarios under way stop (faults healed, workers
-  // stopped), their histories so far are judged as cut histories, and the report is written
-  // with what ran, marked interrupted. The process exits once that is done (see shutdown.ts).
+  // An abort (Ctrl-C, through the CLI) does not throw the run away: see `signal`.
   const abort = new AbortController();
   let interrupted: NodeJS.Signals | undefined;
-  let settled: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => (settled = resolve));
-  const unregister = onShutdown(async (signal) => {
-    interrupted ??= signal;
+  const onAbort = (): void => {
+    const reason: unknown = options.signal?.reason;
+    interrupted ??=
+      typeof reason === 'string' && /^SIG[A-Z]+$/.test(reason)
+        ? (reason as NodeJS.Signals)
+        : 'SIGINT';
     abort.abort();
-    await done;
-  });
+  };
+  if (options.signal?.aborted === true) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   const cells = new Map<number, Cell>();
   // Runs whose workers are not all ready yet: the next start waits for them (machine-room.ts).
   const inSetup = new Set<number>();
@@ -201,39 +209,35 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
   try {
     await runAll();
   } finally {
-    unregister();
+    options.signal?.removeEventListener('abort', onAbort);
   }
-  try {
-    const ordered = mine.map((e) => cells.get(e.position)).filter((c) => c !== undefined);
-    const runs = ordered.flatMap((c) => (c.run === undefined ? [] : [c.run]));
-    const notJudged = ordered.flatMap((c) => (c.notJudged === undefined ? [] : [c.notJudged]));
-    const dir = resolve(options.out, runId);
-    const paths = await writeRunReport(dir, {
-      id: runId,
-      startedAt,
-      finishedAt: new Date(),
-      environment: { provider: provider.name },
-      scenarios: runs,
-      ...(notJudged.length > 0 && { notJudged }),
-      ...(harness.length > 0 && { harnessErrors: harness }),
-      interrupted,
-      plan: planInfo,
-    });
-    await updateReportIndex(resolve(options.out));
-    if (interrupted !== undefined)
-      options.log(`interrupted by ${interrupted}: report written to ${dir}`);
-    return {
-      runId,
-      dir,
-      paths,
-      outcomes: ordered.map((c) => c.outcome),
-      runs,
-      plan: planInfo,
-      ...(interrupted !== undefined && { interrupted }),
-    };
-  } finally {
-    settled();
-  }
+  const ordered = mine.map((e) => cells.get(e.position)).filter((c) => c !== undefined);
+  const runs = ordered.flatMap((c) => (c.run === undefined ? [] : [c.run]));
+  const notJudged = ordered.flatMap((c) => (c.notJudged === undefined ? [] : [c.notJudged]));
+  const dir = resolve(options.out, runId);
+  const paths = await writeRunReport(dir, {
+    id: runId,
+    startedAt,
+    finishedAt: new Date(),
+    environment: { provider: provider.name },
+    scenarios: runs,
+    ...(notJudged.length > 0 && { notJudged }),
+    ...(harness.length > 0 && { harnessErrors: harness }),
+    interrupted,
+    plan: planInfo,
+  });
+  await updateReportIndex(resolve(options.out));
+  if (interrupted !== undefined)
+    options.log(`interrupted by ${interrupted}: report written to ${dir}`);
+  return {
+    runId,
+    dir,
+    paths,
+    outcomes: ordered.map((c) => c.outcome),
+    runs,
+    plan: planInfo,
+    ...(interrupted !== undefined && { interrupted }),
+  };
 
   async function runAll(): Promise<void> {
     let env: StartedEnvironment;

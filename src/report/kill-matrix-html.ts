@@ -1,8 +1,8 @@
-import { escapeHtml as h } from '../report/escape.js';
-import { fileStem } from '../report/scenario-labels.js';
-import { scenarioFiles } from '../report/verdict-json.js';
-import { cellMark } from './format-kill-matrix.js';
-import type { KillCell, KillMatrix } from './types.js';
+import { escapeHtml as h } from './escape.js';
+import { fileStem } from './scenario-labels.js';
+import { scenarioFiles } from './verdict-json.js';
+import { cellMark } from './kill-matrix-text.js';
+import type { KillCell, KillMatrix } from './kill-matrix-types.js';
 
 /** Inline styles of the matrix, shared by its own page and the reports index. */
 export const KILL_MATRIX_STYLE = `

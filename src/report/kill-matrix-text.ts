@@ -1,4 +1,4 @@
-import type { KillCell, KillMatrix } from './types.js';
+import type { KillCell, KillMatrix } from './kill-matrix-types.js';
 
 /** The mark of one cell: the named invariant caught it, another did, it passed, or unknown. */
 export function cellMark(cell: KillCell): string {
