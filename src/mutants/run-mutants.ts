@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { runScenarios } from '../run/run-scenarios.js';
+import { runScenarios, type RunScenariosOptions } from '../run/run-scenarios.js';
 import { ConfigError } from '../errors.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
 import { closest } from '../suggest.js';
@@ -9,32 +9,29 @@ import { buildKillMatrix, type VariantSpec } from './kill-matrix.js';
 import { renderKillMatrixHtml } from '../report/kill-matrix-html.js';
 import type { KillMatrix } from '../report/kill-matrix-types.js';
 
-/** What `leaseproof mutants` was asked to do. */
-export interface MutantsOptions {
-  /** Scenario files: the suite. */
-  files: string[];
+/**
+ * What `leaseproof mutants` was asked to do: a suite run (files, reports folder, environment, ε,
+ * parallelism, progress, abort — as for `runScenarios`; an abort builds the matrix from what ran)
+ * over the base queue and its variants.
+ */
+export interface MutantsOptions extends Pick<
+  RunScenariosOptions,
+  | 'files'
+  | 'out'
+  | 'env'
+  | 'epsilonMs'
+  | 'iOwnThisDatabase'
+  | 'log'
+  | 'parallel'
+  | 'parallelIsDefault'
+  | 'signal'
+> {
   /** The correct queue the built-in variants are variants of (`reference`). */
   base: string;
   /** Only these variants (default: every built-in one). */
   variants?: string[] | undefined;
   /** Kills each variant needs (default 1). */
   minKills?: number | undefined;
-  /** Reports folder. */
-  out: string;
-  /** `--env`. */
-  env?: string | undefined;
-  /** `--epsilon`. */
-  epsilonMs?: number | undefined;
-  /** `--i-own-this-database`. */
-  iOwnThisDatabase?: boolean | undefined;
-  /** Progress lines. */
-  log: (line: string) => void;
-  /** Scenario runs side by side (default 1). */
-  parallel?: number | undefined;
-  /** Whether `parallel` is the default (the first progress line says which). */
-  parallelIsDefault?: boolean | undefined;
-  /** Aborting it cuts the suite as Ctrl-C does; the matrix is built from what ran. */
-  signal?: AbortSignal | undefined;
 }
 
 /** What a matrix run produced. */

@@ -336,15 +336,15 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     try {
       outcome = await executeRun(env, plan, progress, { signal });
     } catch (error) {
-      inSetup.delete(position);
       // An interrupt that reached the run before it had anything to judge: not an error.
       if (signal.aborted && interrupted !== undefined) return;
       const cause = describeError(error);
       options.log(`${label}: error (not judged): ${cause}`);
       cells.set(position, errorCell(entry, cause, performance.now() - started, attempt));
       return;
+    } finally {
+      inSetup.delete(position);
     }
-    inSetup.delete(position);
     const { history, interrupted: cut } = outcome;
     const result = runCheckers(checkersOf(scenario), history, {
       ...scenario.checkOptions,
