@@ -53,16 +53,15 @@ export class StartedCpuHog implements AsyncDisposable {
         children.push(child);
         guardChild(child.pid, 'SIGKILL');
         if (options.nice !== undefined) setPriority(child.pid, options.nice);
-        const record: ProcessRecord = {
-          runId,
-          kind: 'hog',
-          pid: child.pid,
-          ownerPid: process.pid,
-          match: MARKER,
-          stopSignal: 'SIGKILL',
-        };
-        records.push(record);
-        await recordProcess(record);
+        records.push(
+          await recordProcess({
+            runId,
+            kind: 'hog',
+            pid: child.pid,
+            ownerPid: process.pid,
+            stopSignal: 'SIGKILL',
+          }),
+        );
       }
     } catch (error) {
       await hog.stop();

@@ -257,17 +257,14 @@ async function guardPostmaster(
   const pid = postmaster.pid!;
   // SIGQUIT on exit: an immediate shutdown, the only kind that cannot hang on a client.
   guardChild(pid, 'SIGQUIT');
-  const record: ProcessRecord = {
+  return recordProcess({
     runId,
     kind: 'postgres',
     pid,
     ownerPid: process.pid,
-    match: dataDir,
     stopSignal: 'SIGINT',
     removeDir: dataDir,
-  };
-  await recordProcess(record);
-  return record;
+  });
 }
 
 /**

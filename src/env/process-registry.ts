@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,10 +16,17 @@ export interface ProcessRecord {
   /** The pid of the leaseproof process that owns it; while that lives, nobody else touches it. */
   ownerPid: number;
   /**
-   * A substring of its command line. A pid can be reused after a reboot or a long time; a
-   * process whose command line lacks this is not ours and is never signalled.
+   * When the process started, as the system tells it (`processIdentity`), read when the record
+   * was written. A pid can be reused after a reboot or a long time; a live process with this pid
+   * but another start time is not ours and is never signalled. Undefined when the process had
+   * exited before it could be read: such a record is only ever forgotten.
    */
-  match: string;
+  startedAt?: string | undefined;
+  /**
+   * Records written by leaseproof before 0.1.0's wire format: a substring of the command line
+   * instead of `startedAt`. Read, never written.
+   */
+  match?: string | undefined;
   /** The signal that stops it cleanly (postgres: SIGINT, a fast shutdown). */
   stopSignal: NodeJS.Signals;
   /** A temporary folder of its own to delete once it is stopped (postgres' data directory). */
@@ -41,10 +49,18 @@ function fileOf(record: ProcessRecord): string {
   return join(recordsDir(), `${record.runId}-${record.kind}-${record.pid}.json`);
 }
 
-/** Writes a record of a started process. */
-export async function recordProcess(record: ProcessRecord): Promise<void> {
+/**
+ * Writes a record of a started process, with its start time read now (`startedAt`): the
+ * registry, not anything in the process's command line, is what later finds it again — a worker
+ * in another language, or a server, is recognised the same way.
+ */
+export async function recordProcess(
+  record: Omit<ProcessRecord, 'startedAt' | 'match'>,
+): Promise<ProcessRecord> {
+  const written: ProcessRecord = { ...record, startedAt: processIdentity(record.pid) };
   await mkdir(recordsDir(), { recursive: true });
-  await writeFile(fileOf(record), JSON.stringify(record) + '\n');
+  await writeFile(fileOf(written), JSON.stringify(written) + '\n');
+  return written;
 }
 
 /** Deletes the record of a process that was stopped cleanly. */
@@ -91,6 +107,37 @@ function readProcSync(path: string): string | undefined {
   }
 }
 
+/**
+ * What tells this process apart from any later one given the same pid: its start time. On Linux
+ * the kernel's `starttime` (clock ticks since boot, field 22 of /proc/<pid>/stat); where there is
+ * no /proc (macOS), `ps`'s start time. Undefined when the process is gone or cannot be read.
+ */
+export function processIdentity(pid: number): string | undefined {
+  const stat = readProcSync(`/proc/${pid}/stat`);
+  if (stat !== undefined) {
+    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (the state); starttime is field 22.
+    const start = fields[19];
+    return start === undefined ? undefined : `proc:${start}`;
+  }
+  if (process.platform === 'linux') return undefined;
+  try {
+    const out = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8' });
+    return out.trim() === '' ? undefined : `ps:${out.trim()}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the live process `record.pid` is the one the record was written for. */
+export function isRecordedProcess(record: ProcessRecord): boolean {
+  if (!isAlive(record.pid)) return false;
+  if (record.startedAt !== undefined) return processIdentity(record.pid) === record.startedAt;
+  if (record.match !== undefined) return (commandLine(record.pid) ?? '').includes(record.match);
+  return false;
+}
+
 /** The command line of a process, or undefined when it cannot be read. */
 export function commandLine(pid: number): string | undefined {
   return readProcSync(`/proc/${pid}/cmdline`)?.replace(/\0/g, ' ');
@@ -106,7 +153,7 @@ export async function reapLeftovers(graceMs = 5_000): Promise<ReapedProcess[]> {
   for (const record of await listProcessRecords()) {
     // A live owner (this process included) still manages its processes itself.
     if (isAlive(record.ownerPid)) continue;
-    const ours = isAlive(record.pid) && (commandLine(record.pid) ?? '').includes(record.match);
+    const ours = isRecordedProcess(record);
     if (ours) await stopProcess(record.pid, record.stopSignal, graceMs);
     if (record.removeDir !== undefined) {
       await rm(record.removeDir, { recursive: true, force: true });

@@ -47,15 +47,13 @@ export class StartedToxiproxyServer implements AsyncDisposable {
       throw new EnvironmentError(`could not start ${binary.path}`);
     }
     guardChild(pid, 'SIGKILL');
-    const record: ProcessRecord = {
+    const record = await recordProcess({
       runId: options.runId,
       kind: 'toxiproxy',
       pid,
       ownerPid: process.pid,
-      match: 'toxiproxy',
       stopSignal: 'SIGTERM',
-    };
-    await recordProcess(record);
+    });
     // Toxiproxy logs a JSON line per API call; keep only the tail, for error messages.
     let tail: string[] = [];
     child.stderr?.on('data', (chunk: Buffer) => {

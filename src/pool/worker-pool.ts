@@ -155,11 +155,16 @@ export class WorkerPool implements AsyncDisposable {
     return worker;
   }
 
-  /** All events of all workers (replaced ones included), ordered by the controller's receive time. */
+  /**
+   * All events of all workers (replaced ones included), ordered by the controller's receive
+   * time. Throws if a worker broke the wire format: its events cannot be believed, and a history
+   * missing them would be judged as if it were whole.
+   */
   events(): ReceivedEvent[] {
-    return [...this.replaced, ...this.workers]
-      .flatMap((w) => w.events)
-      .sort((a, b) => a.receivedAt - b.receivedAt);
+    const all = [...this.replaced, ...this.workers];
+    const broken = all.find((w) => w.brokenWireFormat !== undefined)?.brokenWireFormat;
+    if (broken !== undefined) throw broken;
+    return all.flatMap((w) => w.events).sort((a, b) => a.receivedAt - b.receivedAt);
   }
 
   /** Stops every worker (SIGCONT, SIGTERM, SIGKILL after a grace period) and removes proxies. */

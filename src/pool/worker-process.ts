@@ -1,4 +1,3 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { guardChild, unguardChild } from '../env/child-guard.js';
 import {
@@ -9,16 +8,12 @@ import {
   type ProcessRecord,
 } from '../env/process-registry.js';
 import { EnvironmentError } from '../errors.js';
-import type {
-  ClockSkew,
-  ControlMessage,
-  EventMessage,
-  WorkerConfig,
-  WorkerEvent,
-} from '../worker/types.js';
-import { workerEntry } from './worker-entry.js';
+import type { ClockSkew, ControlMessage, WorkerConfig, WorkerEvent } from '../worker/types.js';
+import { parseWorkerMessage, WIRE_FORMAT_VERSION } from '../worker/wire-format.js';
 import { UncontendedStopwatch } from '../env/cpu-pressure.js';
 import { noteStarvedReport } from './starvation-gauge.js';
+import { nodeIpcTransport } from './node-ipc-transport.js';
+import type { WorkerLink, WorkerTransport } from './worker-transport.js';
 
 /** A worker start-up's wall-time cap, as a multiple of its uncontended budget. */
 export const READY_WALL_FACTOR = 10;
@@ -45,12 +40,15 @@ export interface WorkerProcessOptions {
    * by a busy runner waits up to `READY_WALL_FACTOR` times as long in wall time.
    */
   readyTimeoutMs?: number;
+  /** How the worker process is started and reached (default: leaseproof's Node worker over IPC). */
+  transport?: WorkerTransport;
 }
 
 /**
  * A running worker process, seen from the controller: real signals (SIGSTOP, SIGCONT,
- * SIGKILL, SIGTERM) and IPC control (clock skew, event-loop stall). `stop()` always continues a
- * paused worker first: a worker left SIGSTOPped is a bug.
+ * SIGKILL, SIGTERM) to its pid, and control messages (clock skew, event-loop stall) over its
+ * transport's link. `stop()` always continues a paused worker first: a worker left SIGSTOPped is
+ * a bug.
  */
 export class StartedWorker extends EventEmitter<{
   event: [ReceivedEvent];
@@ -61,15 +59,39 @@ export class StartedWorker extends EventEmitter<{
   private exited = false;
   private stopping: Promise<void> | undefined;
   private readonly stderrTail: string[] = [];
+  private wireError: Error | undefined;
+  private record: ProcessRecord;
 
   private constructor(
     readonly workerId: string,
-    private readonly child: ChildProcess,
-    private readonly record: ProcessRecord,
+    private readonly link: WorkerLink,
+    runId: string,
   ) {
     super();
-    child.on('message', (message: EventMessage) => {
-      if (message?.type !== 'events') return;
+    // Written in full once the registry has read the process's start time (`start`); until
+    // then this is enough to stop it.
+    this.record = {
+      runId,
+      kind: 'worker',
+      pid: link.pid,
+      ownerPid: process.pid,
+      stopSignal: 'SIGTERM',
+    };
+    link.onMessage((raw) => {
+      if (this.wireError !== undefined) return;
+      let message;
+      try {
+        message = parseWorkerMessage(raw);
+      } catch (error) {
+        // A worker that breaks the wire format cannot be believed about anything after: it is
+        // killed, and the run ends as a harness error (`brokenWireFormat`), not a verdict.
+        this.wireError = new EnvironmentError(
+          `worker ${workerId} (${link.pid}) broke the wire format: ${(error as Error).message}`,
+        );
+        this.stderrTail.push(this.wireError.message);
+        void this.kill().catch(() => undefined);
+        return;
+      }
       const receivedAt = Date.now();
       for (const event of message.events) {
         if (event.kind === 'starved') noteStarvedReport(event);
@@ -78,48 +100,41 @@ export class StartedWorker extends EventEmitter<{
         this.emit('event', received);
       }
     });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      this.stderrTail.push(...chunk.toString().split('\n').filter(Boolean));
+    link.onStderrLine((line) => {
+      this.stderrTail.push(line);
       this.stderrTail.splice(0, Math.max(0, this.stderrTail.length - 20));
     });
-    child.on('exit', (code, signal) => {
+    link.onExit((code, signal) => {
       this.exited = true;
-      unguardChild(record.pid);
-      void forgetProcess(record);
+      unguardChild(link.pid);
+      void forgetProcess(this.record);
       this.emit('exit', code, signal);
     });
   }
 
-  /** Forks the worker, sends its configuration, and waits until it is ready. */
+  /** Starts the worker process, sends its configuration, and waits until it is ready. */
   static async start(options: WorkerProcessOptions): Promise<StartedWorker> {
-    const { file, execArgv } = workerEntry(options.config.queue);
-    const child = fork(file, [options.config.workerId], {
-      execArgv,
-      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-      serialization: 'advanced',
-      // A session of its own: a Ctrl-C in the terminal signals the whole foreground process
-      // group, and SIGINT would kill a worker mid-job under the controller's orderly stop
-      // (SIGTERM: finish the job). It still exits when the controller goes (IPC 'disconnect').
-      detached: true,
-    });
-    const pid = child.pid;
-    if (pid === undefined)
-      throw new EnvironmentError(`could not start worker ${options.config.workerId}`);
-    guardChild(pid, 'SIGKILL');
-    const record: ProcessRecord = {
-      runId: options.runId,
-      kind: 'worker',
-      pid,
-      ownerPid: process.pid,
-      match: 'worker-main',
-      stopSignal: 'SIGTERM',
+    const transport = options.transport ?? nodeIpcTransport;
+    const link = transport.start(options.config);
+    guardChild(link.pid, 'SIGKILL');
+    const worker = new StartedWorker(options.config.workerId, link, options.runId);
+    worker.record = await recordProcess(worker.record);
+    // It may have exited while the record was written: its exit handler forgot the first one.
+    if (worker.exited) await forgetProcess(worker.record);
+    const message: ControlMessage = {
+      type: 'config',
+      wireFormat: WIRE_FORMAT_VERSION,
+      config: options.config,
     };
-    await recordProcess(record);
-    const worker = new StartedWorker(options.config.workerId, child, record);
-    const message: ControlMessage = { type: 'config', config: options.config };
-    child.send(message);
+    if (link.connected) link.send(message);
     try {
       await worker.waitForReady(options.readyTimeoutMs ?? 30_000);
+      const ready = worker.events.find((e) => e.event.kind === 'ready')?.event;
+      if (ready?.kind === 'ready' && ready.wireFormat !== WIRE_FORMAT_VERSION) {
+        throw new EnvironmentError(
+          `it speaks wire format ${ready.wireFormat}; leaseproof speaks ${WIRE_FORMAT_VERSION}`,
+        );
+      }
     } catch (error) {
       const tail = worker.stderrTail.join('\n');
       await worker.stop();
@@ -134,6 +149,14 @@ export class StartedWorker extends EventEmitter<{
   /** The process id. */
   get pid(): number {
     return this.record.pid;
+  }
+
+  /**
+   * Why this worker's messages could not be read (it broke the wire format and was killed), if
+   * they could not: a run with such a worker has no history to judge.
+   */
+  get brokenWireFormat(): Error | undefined {
+    return this.wireError;
   }
 
   /** Whether the process is still running (or stopped by a signal, but alive). */
@@ -278,9 +301,9 @@ export class StartedWorker extends EventEmitter<{
   }
 
   private send(message: ControlMessage): void {
-    if (this.exited || !this.child.connected) {
+    if (this.exited || !this.link.connected) {
       throw new EnvironmentError(`worker ${this.workerId} is not connected`);
     }
-    this.child.send(message);
+    this.link.send(message);
   }
 }

@@ -65,9 +65,12 @@ export interface WorkerConfig {
   starvation?: { periodMs: number; thresholdMs: number } | undefined;
 }
 
-/** Controller → worker. */
+/**
+ * Controller → worker. Every message is a JSON value (see `wire-format.ts`); `config` comes
+ * first, with the wire-format version the controller speaks.
+ */
 export type ControlMessage =
-  | { type: 'config'; config: WorkerConfig }
+  | { type: 'config'; wireFormat: number; config: WorkerConfig }
   | { type: 'clock'; skew: ClockSkew }
   | { type: 'stall'; ms: number }
   | { type: 'report-clock' }
@@ -79,7 +82,8 @@ export type Outcome = 'ok' | 'fail' | 'info';
 
 /** Something a worker did or saw. */
 export type WorkerEvent =
-  | { kind: 'ready'; at: number; pid: number }
+  /** Loaded and connected; `wireFormat` echoes the version this worker speaks. */
+  | { kind: 'ready'; at: number; pid: number; wireFormat: number }
   | {
       kind: 'claim';
       at: number;

@@ -20,6 +20,7 @@ import { EventLoopHeartbeat, ThreadHeartbeat, type Heartbeat } from './heartbeat
 import { DEFAULT_STARVATION, StarvationProbe } from './starvation-probe.js';
 import { monotonicNow, type ControlMessage, type WorkerConfig, type WorkerEvent } from './types.js';
 import { queueCallBoundMs, statementTimeoutMs } from './statement-bounds.js';
+import { WIRE_FORMAT_VERSION } from './wire-format.js';
 
 if (process.send === undefined) {
   process.stderr.write('worker-main must be started by leaseproof with an IPC channel\n');
@@ -50,10 +51,16 @@ const worker: { loop?: ClaimLoop } = {};
 
 const config = await new Promise<WorkerConfig>((resolve) => {
   const onMessage = (message: ControlMessage): void => {
-    if (message.type === 'config') {
-      process.off('message', onMessage);
-      resolve(message.config);
+    if (message.type !== 'config') return;
+    process.off('message', onMessage);
+    // A controller of another version would read this worker's events by other rules.
+    if (message.wireFormat !== WIRE_FORMAT_VERSION) {
+      process.stderr.write(
+        `worker speaks wire format ${WIRE_FORMAT_VERSION}, the controller ${String(message.wireFormat)}\n`,
+      );
+      process.exit(2);
     }
+    resolve(message.config);
   };
   process.on('message', onMessage);
 });
@@ -153,7 +160,7 @@ await heartbeat.ready();
 // A database that does not answer yet is not fatal: the claim loop reconnects, as it would
 // after any fault.
 await Promise.all([queueConnection.query('SELECT 1').catch(() => undefined), effects.connect()]);
-emit({ kind: 'ready', at: monotonicNow(), pid: process.pid });
+emit({ kind: 'ready', at: monotonicNow(), pid: process.pid, wireFormat: WIRE_FORMAT_VERSION });
 // Measures how long the machine keeps this thread from running, so a verdict can tell the
 // harness's load from the queue's fault (see starvation-probe.ts).
 const probe = new StarvationProbe('main', config.starvation ?? DEFAULT_STARVATION, emit);
