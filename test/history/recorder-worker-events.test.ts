@@ -12,7 +12,7 @@ const base = { type: 'worker', t: AT - OFFSET, worker: 'w3' };
 
 describe('a worker event in the history', () => {
   it('is timed by the worker (at − offset), never by when the controller received it', () => {
-    expect(convert({ kind: 'ready', at: AT, pid: 4242 })).toEqual({
+    expect(convert({ kind: 'ready', at: AT, pid: 4242, wireFormat: 1 })).toEqual({
       ...base,
       kind: 'ready',
       detail: 'pid 4242',
