@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { runChecker } from '../src/checker/compose.js';
 import { ALL_CHECKERS, checkHistory } from '../src/checker/index.js';
 import { resolveOptions } from '../src/checker/options.js';
-import { simulateHistory } from '../src/checker/testing/simulate-history.js';
+import { simulateHistory } from '../src/sim/simulate-history.js';
 import { deriveHistory } from '../src/history/derive.js';
 import type { History } from '../src/history/types.js';
 import { median, report } from './stats.js';

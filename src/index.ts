@@ -180,11 +180,6 @@ export {
 export { runCheckers, runChecker, composeVerdicts } from './checker/compose.js';
 export { DEFAULT_CHECK_OPTIONS } from './checker/options.js';
 export { formatVerdictTable } from './checker/verdict-table.js';
-export {
-  simulateHistory,
-  type SimulationOptions,
-  type ModelVariant,
-} from './checker/testing/simulate-history.js';
 
 // Faults and runs.
 export {

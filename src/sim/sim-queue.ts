@@ -1,15 +1,14 @@
 /**
- * The database side of the tuning simulation: the reference queue's lease semantics in memory,
- * on the simulation's one clock (the fake `Date.now()`, standing for the database's `now()`).
- * The claim predicate of the seed text (pending and due, or held under a passed deadline, lowest
- * id first), a fresh token per claim, and extend / ack / fail conditional on the claim still being
- * held — exactly what `src/queue/reference-queue.ts` does in SQL.
+ * The queue of the tuning simulation: the reference lease semantics of `MemoryQueue`, on the
+ * simulation's one clock (the fake `Date.now()`, standing for the database's `now()`), behind the
+ * claim / extend / ack / fail calls `ClaimLoop` makes.
  *
  * It also keeps the truth the metrics are computed from: every claim with its holder, its grant,
  * its expiry and whether its handler ran.
  */
 import type { Claim } from '../queue/types.js';
 import type { UnitPlan } from '../worker/types.js';
+import { MemoryQueue, type QueueRow } from './memory-queue.js';
 
 /** One claim of one job, as the database saw it. */
 export interface SimClaim {
@@ -27,34 +26,21 @@ export interface SimClaim {
   end: 'acked' | 'failed' | 'expired' | 'open';
 }
 
-/** A job's row. */
+/** A job: its row in the queue and every claim of it. */
 export interface SimJob {
-  id: number;
-  units: UnitPlan[];
-  arrivedAt: number;
-  state: 'pending' | 'held' | 'completed' | 'dead';
-  token: string | null;
-  deadline: number;
-  availableAt: number;
-  attempts: number;
+  row: QueueRow;
   claims: SimClaim[];
-  completedAt: number;
 }
 
-/** Retry backoff of a failed attempt (the reference's base). */
+/** Retry backoff of a failed attempt (the reference's base, doubling per attempt). */
 const BACKOFF_MS = 100;
 
-/** The queue's rows and its conditional statements. */
+/** The queue's rows and statements, with the ledger of claims. */
 export class SimQueue {
   readonly jobs: SimJob[] = [];
-  /** Held or retrying jobs, the only ones a re-claim can find below the frontier. */
-  private readonly open = new Set<SimJob>();
-  /** The lowest job never claimed. */
-  private frontier = 0;
-  private tokens = 0;
-  private done = 0;
   /** Extension statements that reached the database (the heartbeat's write load). */
   extendWrites = 0;
+  private readonly queue: MemoryQueue;
 
   /**
    * `redraw`: each claim's handler takes units drawn afresh (a duration is a property of one
@@ -62,128 +48,87 @@ export class SimQueue {
    * same job); absent: every claim runs the job's own units.
    */
   constructor(
-    private readonly maxAttempts: number,
+    maxAttempts: number,
     private readonly redraw?: () => UnitPlan[],
-  ) {}
+  ) {
+    this.queue = new MemoryQueue({
+      maxAttempts,
+      backoffMs: (attempts) => BACKOFF_MS * 2 ** Math.min(attempts - 1, 10),
+    });
+  }
 
   /** Whether every job that will ever arrive has arrived and is completed or dead. */
   drained(total: number): boolean {
-    return this.jobs.length === total && this.done === total;
+    return this.jobs.length === total && this.queue.finished === total;
   }
 
   /** Jobs completed or dead. */
   get finished(): number {
-    return this.done;
+    return this.queue.finished;
   }
 
   /** A job arrives (`INSERT`). */
   enqueue(units: UnitPlan[], now: number): void {
-    const id = this.jobs.length + 1;
-    this.jobs.push({
-      id,
-      units,
-      arrivedAt: now,
-      state: 'pending',
-      token: null,
-      deadline: NaN,
-      availableAt: now,
-      attempts: 0,
-      claims: [],
-      completedAt: NaN,
-    });
+    this.jobs.push({ row: this.queue.enqueue(now, units), claims: [] });
   }
 
   /** The claim statement: lowest id among pending-and-due or held-and-expired. */
   claim(worker: string, now: number, leaseMs: number): Claim | undefined {
-    let best: SimJob | undefined;
-    for (const job of this.open) {
-      const free =
-        (job.state === 'pending' && job.availableAt <= now) ||
-        (job.state === 'held' && job.deadline < now);
-      if (free && (best === undefined || job.id < best.id)) best = job;
-    }
-    const fresh = this.jobs[this.frontier];
-    if (fresh !== undefined && (best === undefined || fresh.id < best.id)) {
-      best = fresh;
-      this.frontier += 1;
-      this.open.add(fresh);
-    }
-    if (best === undefined) return undefined;
-    const previous = best.claims[best.claims.length - 1];
+    const row = this.queue.claim(worker, now, now + leaseMs);
+    if (row === undefined) return undefined;
+    const { claims } = this.job(row.id)!;
+    const previous = claims[claims.length - 1];
     if (previous !== undefined && previous.end === 'open') {
       previous.end = 'expired';
       previous.expiredAt = previous.deadline;
     }
-    this.tokens += 1;
-    const token = `t${this.tokens}`;
-    best.state = 'held';
-    best.token = token;
-    best.deadline = now + leaseMs;
-    best.attempts += 1;
-    best.claims.push({
+    const token = row.holder!;
+    claims.push({
       worker,
       token,
       grantedAt: now,
       confirmedAt: now,
-      deadline: best.deadline,
+      deadline: row.deadline!,
       expiredAt: NaN,
       executed: false,
       end: 'open',
     });
-    const units = best.attempts === 1 || this.redraw === undefined ? best.units : this.redraw();
-    return { jobId: String(best.id), token, attempt: best.attempts, payload: { units } };
+    const units = row.attempts === 1 || this.redraw === undefined ? row.units : this.redraw();
+    return { jobId: row.id, token, attempt: row.attempts, payload: { units } };
   }
 
   /** The extension: moves the deadline when the claim is still held. */
-  extend(claim: Claim, now: number, extendByMs: number): boolean {
+  extend(worker: string, claim: Claim, now: number, extendByMs: number): boolean {
     this.extendWrites += 1;
-    const job = this.held(claim, now);
+    const job = this.job(claim.jobId);
     if (job === undefined) return false;
-    job.deadline = now + extendByMs;
+    if (!this.queue.extend(worker, job.row, claim.token, now, now + extendByMs)) return false;
     const current = job.claims[job.claims.length - 1]!;
-    current.deadline = job.deadline;
+    current.deadline = job.row.deadline!;
     current.confirmedAt = now;
     return true;
   }
 
   /** The ack: completes the job when the claim is still held. */
-  ack(claim: Claim, now: number): boolean {
-    const job = this.held(claim, now);
-    if (job === undefined) return false;
-    job.state = 'completed';
-    job.completedAt = now;
-    job.claims[job.claims.length - 1]!.end = 'acked';
-    this.close(job);
-    return true;
+  ack(worker: string, claim: Claim, now: number): boolean {
+    return this.finish(worker, claim, now, 'ack');
   }
 
   /** The fail: back to pending after a backoff, or dead after its attempts. */
-  fail(claim: Claim, now: number): boolean {
-    const job = this.held(claim, now);
-    if (job === undefined) return false;
-    job.claims[job.claims.length - 1]!.end = 'failed';
-    if (job.attempts >= this.maxAttempts) {
-      job.state = 'dead';
-      this.close(job);
-    } else {
-      job.state = 'pending';
-      job.availableAt = now + BACKOFF_MS * 2 ** Math.min(job.attempts - 1, 10);
-    }
-    job.token = null;
-    return true;
+  fail(worker: string, claim: Claim, now: number): boolean {
+    return this.finish(worker, claim, now, 'fail');
   }
 
   /** Marks the claim under which a unit ran (an execution), by token. */
   executed(jobId: string, token: string): void {
-    const job = this.jobs[Number(jobId) - 1];
-    const claim = job?.claims.find((c) => c.token === token);
+    const claim = this.job(jobId)?.claims.find((c) => c.token === token);
     if (claim !== undefined) claim.executed = true;
   }
 
   /** Settles the claims still open at the end: expired if their deadline passed. */
   settle(now: number): void {
-    for (const job of this.open) {
-      const last = job.claims[job.claims.length - 1];
+    for (const { claims } of this.jobs) {
+      const last = claims[claims.length - 1];
       if (last?.end === 'open' && last.deadline < now) {
         last.end = 'expired';
         last.expiredAt = last.deadline;
@@ -191,15 +136,15 @@ export class SimQueue {
     }
   }
 
-  private held(claim: Claim, now: number): SimJob | undefined {
-    const job = this.jobs[Number(claim.jobId) - 1];
-    if (job === undefined || job.state !== 'held' || job.token !== claim.token) return undefined;
-    if (job.deadline < now) return undefined;
-    return job;
+  private finish(worker: string, claim: Claim, now: number, kind: 'ack' | 'fail'): boolean {
+    const job = this.job(claim.jobId);
+    if (job === undefined) return false;
+    if (!this.queue.finish(worker, job.row, claim.token, now, kind)) return false;
+    job.claims[job.claims.length - 1]!.end = kind === 'ack' ? 'acked' : 'failed';
+    return true;
   }
 
-  private close(job: SimJob): void {
-    this.open.delete(job);
-    this.done += 1;
+  private job(id: string): SimJob | undefined {
+    return this.jobs[Number(id) - 1];
   }
 }

@@ -20,7 +20,7 @@ import { ClaimLoop } from '../worker/claim-loop.js';
 import { sleep } from '../worker/handler.js';
 import { HeartbeatCore } from '../worker/heartbeat-core.js';
 import type { UnitPlan, WorkerEvent } from '../worker/types.js';
-import { SimQueue } from './sim-queue.js';
+import { SimQueue, type SimJob } from './sim-queue.js';
 import type { ScheduledFault, SimPoint, SimResult, SimWorkload, Spread } from './sim-types.js';
 
 const HOUR_MS = 3_600_000;
@@ -63,7 +63,7 @@ class World {
   readonly random: Random;
   readonly lease: LeaseSettings;
   readonly faults: FaultWindow[] = [];
-  readonly crashStalls: { at: number; jobId: number }[] = [];
+  readonly crashStalls: { at: number; job: SimJob }[] = [];
   private readonly workers = new Map<string, SimWorker>();
   private stopped = false;
   private endMs = 0;
@@ -132,7 +132,7 @@ class World {
     let longest = 0;
     let work = 0;
     for (const job of this.queue.jobs) {
-      const ms = job.units.reduce((sum, u) => sum + u.ms, 0);
+      const ms = job.row.units.reduce((sum, u) => sum + u.ms, 0);
       longest = Math.max(longest, ms);
       work += ms + this.workload.rttMs * 3;
     }
@@ -209,8 +209,7 @@ class World {
     this.faults.push({ worker: id, kind: 'crash', from: now, to: now + restart });
     for (const job of this.queue.jobs) {
       const last = job.claims[job.claims.length - 1];
-      if (job.state === 'held' && last?.worker === id)
-        this.crashStalls.push({ at: now, jobId: job.id });
+      if (job.row.state === 'held' && last?.worker === id) this.crashStalls.push({ at: now, job });
     }
     setTimeout(() => {
       if (!this.stopped) this.spawn(id);
@@ -233,8 +232,8 @@ class World {
     let completed = 0;
     let dead = 0;
     for (const job of queue.jobs) {
-      if (job.state === 'completed') completed += 1;
-      if (job.state === 'dead') dead += 1;
+      if (job.row.state === 'completed') completed += 1;
+      if (job.row.state === 'dead') dead += 1;
       let executedBefore = false;
       if (job.claims.filter((c) => c.executed).length > 1) duplicatedJobs += 1;
       job.claims.forEach((claim, i) => {
@@ -252,8 +251,8 @@ class World {
         executedBefore = true;
       });
     }
-    const stalls = this.crashStalls.flatMap(({ at, jobId }) => {
-      const next = queue.jobs[jobId - 1]!.claims.find((c) => c.grantedAt > at);
+    const stalls = this.crashStalls.flatMap(({ at, job }) => {
+      const next = job.claims.find((c) => c.grantedAt > at);
       return next === undefined ? [] : [next.grantedAt - at];
     });
     const seconds = Math.max(this.endMs, 1) / 1000;
@@ -295,12 +294,12 @@ class SimWorker {
     const extend =
       point.heartbeatMs === null
         ? undefined
-        : (claim: Claim) => this.call(() => queue.extend(claim, world.now(), lease.extendByMs));
+        : (claim: Claim) => this.call(() => queue.extend(id, claim, world.now(), lease.extendByMs));
     this.loop = new ClaimLoop({
       queue: {
         claim: () => this.call(() => queue.claim(id, world.now(), lease.durationMs)),
-        ack: (claim) => this.call(() => queue.ack(claim, world.now())),
-        fail: (claim) => this.call(() => queue.fail(claim, world.now())),
+        ack: (claim) => this.call(() => queue.ack(id, claim, world.now())),
+        fail: (claim) => this.call(() => queue.fail(id, claim, world.now())),
       },
       heartbeat: {
         start: (claim, claimedAtAbs) => {

@@ -4,7 +4,7 @@ import {
   simulateHistory,
   type ModelVariant,
   type SimulationOptions,
-} from '../../src/checker/testing/simulate-history.js';
+} from '../../src/sim/simulate-history.js';
 
 /**
  * The model playing each built-in known-bad queue, under the faults that expose it: the checker

@@ -1,10 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ALL_CHECKERS, checkHistory, checkerByName } from '../../src/checker/index.js';
-import {
-  simulateHistory,
-  type SimulationOptions,
-} from '../../src/checker/testing/simulate-history.js';
+import { simulateHistory, type SimulationOptions } from '../../src/sim/simulate-history.js';
 import type { FaultKind } from '../../src/history/types.js';
 import { ANOMALY_KINDS, injectAnomaly } from './inject-anomaly.js';
 

@@ -1,5 +1,5 @@
 /**
- * A worker process of the model, as `src/worker/` behaves: a claim loop that polls when idle, a
+ * A worker process of the history generator's model, as `src/worker/` behaves: a claim loop that polls when idle, a
  * handler of units with the watchdog's abort check between them, a heartbeat on its own thread
  * that declares the claim lost on a failed extension or when its own view of the lease runs
  * out, and an ack or fail at the end. Faults act on it as on a real process: `pause` freezes it
@@ -7,11 +7,11 @@
  * `db-restart` make queue statements hang until the connection is back, `crash` kills it until
  * a restart.
  */
-import type { FaultKind, WorkerHistoryEvent } from '../../history/types.js';
-import type { LeaseSettings } from '../../queue/types.js';
-import type { Random } from '../../random.js';
-import type { FaultSchedule } from './simulate-faults.js';
-import type { ModelJob, ModelQueue } from './simulate-queue.js';
+import type { FaultKind, WorkerHistoryEvent } from '../history/types.js';
+import type { LeaseSettings } from '../queue/types.js';
+import type { Random } from '../random.js';
+import type { FaultSchedule } from './fault-schedule.js';
+import type { MemoryQueue, QueueRow } from './memory-queue.js';
 
 /** The reference queue, or one known-bad variant (see `SimulationOptions.variant`). */
 export type ModelVariant =
@@ -23,7 +23,7 @@ export type ModelVariant =
 
 /** What a worker shares with the others. */
 export interface WorkerWorld {
-  readonly queue: ModelQueue;
+  readonly queue: MemoryQueue;
   readonly schedule: FaultSchedule;
   readonly random: Random;
   readonly lease: LeaseSettings;
@@ -31,7 +31,6 @@ export interface WorkerWorld {
   /** How far ahead of the database the clock is that deadlines are computed on. */
   readonly leaseClockSkew: number;
   readonly failChance: number;
-  readonly maxAttempts: number;
   /** Records a worker event. */
   say(t: number, worker: string, kind: string, fields?: Partial<WorkerHistoryEvent>): void;
   /** Records an effect (written over a path of its own, unless the database is down). */
@@ -45,8 +44,6 @@ const STALL = new Set<FaultKind>(['stall']);
 const CRASH = new Set<FaultKind>(['crash']);
 const PARTITION = new Set<FaultKind>(['partition']);
 const DB_DOWN = new Set<FaultKind>(['db-restart']);
-/** Retry delay of a failed attempt. */
-const BACKOFF_MS = 50;
 
 type State = 'idle' | 'working' | 'acking' | 'failing' | 'down';
 
@@ -57,7 +54,7 @@ export class ModelWorker {
   private state: State = 'idle';
   /** When the main thread has something to do. */
   private mainAt: number;
-  private job: ModelJob | null = null;
+  private job: QueueRow | null = null;
   private token = '';
   private unit = 0;
   private unitEnd = NaN;
@@ -143,7 +140,7 @@ export class ModelWorker {
       return;
     }
     const stmtT = now + 0.1;
-    const job = queue.claim(this.id, stmtT, (t) => t + leaseClockSkew + lease.durationMs);
+    const job = queue.claim(this.id, stmtT, stmtT + leaseClockSkew + lease.durationMs);
     if (job === undefined) {
       this.mainAt = now + lease.pollMs;
       return;
@@ -172,7 +169,7 @@ export class ModelWorker {
   private work(now: number): void {
     const job = this.job!;
     if (!Number.isNaN(this.unitEnd)) {
-      if (job.effects[this.unit] === true) {
+      if (job.units[this.unit]!.effect) {
         this.world.effect(now + 0.05, this.id, job.id, this.token, this.unit);
       }
       this.unit += 1;
@@ -195,7 +192,7 @@ export class ModelWorker {
       return;
     }
     this.world.say(now, this.id, 'unit', { job: job.id, token: this.token, unit: this.unit });
-    this.unitEnd = now + job.units[this.unit]!;
+    this.unitEnd = now + job.units[this.unit]!.ms;
     this.mainAt = this.unitEnd;
   }
 
@@ -213,12 +210,7 @@ export class ModelWorker {
       return;
     }
     const stmtT = now + 0.1;
-    const ok = this.world.queue.finish(this.id, job, this.token, stmtT, {
-      kind,
-      unfenced: kind === 'ack' && this.world.variant === 'unconditional-ack',
-      maxAttempts: this.world.maxAttempts,
-      backoffMs: BACKOFF_MS,
-    });
+    const ok = this.world.queue.finish(this.id, job, this.token, stmtT, kind);
     const outcome = ok ? 'ok' : 'fail';
     this.world.say(stmtT + 0.2, this.id, kind, { phase: 'complete', outcome, ...fields });
     this.release(stmtT + 0.3);

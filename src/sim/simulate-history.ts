@@ -5,20 +5,24 @@
  * worker events, nemesis events, the end. Every checker must pass what it emits; the property
  * tests inject one anomaly at a time into it, and the checker bench uses it for volume.
  *
- * The parts: `simulate-queue.ts` is the database (rows, claim predicate, fences, audit
- * trigger), `simulate-worker.ts` the worker processes, `simulate-faults.ts` the nemesis. The
- * `variant` option swaps in the flaw of one built-in known-bad queue
- * (`src/queue/known-bad-queues.ts`), so that a test can see each caught by the checker it breaks.
+ * Test support, not product: the property tests and the checker bench import it by path.
+ *
+ * The parts: `memory-queue.ts` is the database (rows, claim predicate, fences; the tuning
+ * simulation runs against the same model), with the audit trigger here; `model-worker.ts` the
+ * worker processes; `fault-schedule.ts` the nemesis. The `variant` option swaps in the flaw of
+ * one built-in known-bad queue (`src/queue/known-bad-queues.ts`), so that a test can see each
+ * caught by the checker it breaks.
  */
-import type { FaultKind, History, HistoryEvent, WorkerHistoryEvent } from '../../history/types.js';
-import { HISTORY_VERSION } from '../../history/types.js';
-import type { LeaseSettings } from '../../queue/types.js';
-import { Random } from '../../random.js';
-import { FaultSchedule, randomFaults } from './simulate-faults.js';
-import { ModelQueue } from './simulate-queue.js';
-import { ModelWorker, type ModelVariant, type WorkerWorld } from './simulate-worker.js';
+import type { FaultKind, History, HistoryEvent, WorkerHistoryEvent } from '../history/types.js';
+import { HISTORY_VERSION } from '../history/types.js';
+import type { LeaseSettings } from '../queue/types.js';
+import { Random } from '../random.js';
+import type { UnitPlan } from '../worker/types.js';
+import { FaultSchedule, randomFaults } from './fault-schedule.js';
+import { leaseImage, MemoryQueue, type RowChange } from './memory-queue.js';
+import { ModelWorker, type ModelVariant, type WorkerWorld } from './model-worker.js';
 
-export type { ModelVariant } from './simulate-worker.js';
+export type { ModelVariant } from './model-worker.js';
 
 /** What to simulate; everything but the seed has a default. */
 export interface SimulationOptions {
@@ -65,6 +69,8 @@ const DEFAULT_LEASE: LeaseSettings = {
   extendByMs: 200,
   pollMs: 20,
 };
+/** Retry delay of a failed attempt: fixed, so a retried job is soon claimed again. */
+const BACKOFF_MS = 50;
 const DEFAULT_KINDS: readonly FaultKind[] = [
   'pause',
   'partition',
@@ -85,9 +91,8 @@ class Simulation implements WorkerWorld {
   readonly variant: ModelVariant;
   readonly leaseClockSkew: number;
   readonly failChance: number;
-  readonly maxAttempts: number;
   readonly schedule = new FaultSchedule();
-  readonly queue: ModelQueue;
+  readonly queue: MemoryQueue;
   private readonly events: HistoryEvent[] = [];
   private readonly t0: number;
   private forcePause: boolean;
@@ -99,10 +104,14 @@ class Simulation implements WorkerWorld {
     this.leaseClockSkew =
       this.variant === 'worker-clock-lease' ? (options.workerClockSkewMs ?? 90_000) : 0;
     this.failChance = options.failChance ?? 0.05;
-    this.maxAttempts = options.maxAttempts ?? 4;
     this.t0 = options.startAt ?? 1_700_000_000_000;
     this.forcePause = options.forceExpiry === true;
-    this.queue = new ModelQueue(this.events);
+    this.queue = new MemoryQueue({
+      maxAttempts: options.maxAttempts ?? 4,
+      backoffMs: () => BACKOFF_MS,
+      unfencedAck: this.variant === 'unconditional-ack',
+      onChange: (change) => this.audit(change),
+    });
   }
 
   run(): History {
@@ -113,12 +122,25 @@ class Simulation implements WorkerWorld {
     const effectChance = o.effectChance ?? 0.5;
     for (let k = 0; k < jobs; k += 1) {
       const n = this.random.int(units.min, units.max);
+      // Every duration before every effect: the order the seeds have always drawn them in.
       const durations = Array.from(
         { length: n },
         () => unitMs.min + this.random.next() * (unitMs.max - unitMs.min),
       );
-      const effects = Array.from({ length: n }, () => this.random.next() < effectChance);
-      this.queue.enqueue(this.t0, durations, effects);
+      const plan = durations.map((ms): UnitPlan => ({
+        ms,
+        sync: false,
+        effect: this.random.next() < effectChance,
+      }));
+      // The workload's `job` event, then the insert: the order a run records them in.
+      this.events.push({
+        type: 'job',
+        t: this.t0,
+        job: String(k + 1),
+        units: n,
+        maxUnitMs: Math.max(...durations),
+      });
+      this.queue.enqueue(this.t0, plan);
     }
     const ids = Array.from({ length: o.workers ?? 4 }, (_, k) => `w${k + 1}`);
     const workers = ids.map((id, index) => new ModelWorker(this, id, index, this.t0 + 1));
@@ -160,6 +182,22 @@ class Simulation implements WorkerWorld {
     const start = now + 1;
     const end = start + 3 * this.lease.durationMs;
     this.schedule.add({ id: 'forced', kind: 'pause', target: worker.id, start, end });
+  }
+
+  /** The audit trigger: every committed change of the lease table becomes an audit event. */
+  private audit({ stmtT, app, op, row, old }: RowChange): void {
+    this.events.push({
+      type: 'audit',
+      t: stmtT + 0.05,
+      stmtT,
+      txnT: stmtT,
+      xid: String(this.events.length),
+      app,
+      op,
+      job: row.id,
+      old,
+      new: leaseImage(row),
+    });
   }
 
   private loop(workers: ModelWorker[]): void {

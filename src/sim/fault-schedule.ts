@@ -1,7 +1,10 @@
-/** The fault schedule of a simulated run: random faults that never overlap on one target. */
-import { faultKind } from '../../faults/fault-kinds.js';
-import type { FaultKind, NemesisEvent } from '../../history/types.js';
-import type { Random } from '../../random.js';
+/**
+ * The nemesis of the history generator (`simulate-history.ts`): random faults that never overlap
+ * on one target, as windows the model's workers ask about, and as the history's nemesis events.
+ */
+import { faultKind } from '../faults/fault-kinds.js';
+import type { FaultKind, NemesisEvent } from '../history/types.js';
+import type { Random } from '../random.js';
 
 /** One scheduled fault. */
 export interface SimFault {
