@@ -12,7 +12,7 @@ import { escapeHtml as h, inlineJson } from './escape.js';
 import { databaseTime } from './format-time.js';
 import { withQueue } from './scenario-labels.js';
 import { clockDuration, clockTime, speedUp } from './timeline-clock.js';
-import { TIMELINE_SCRIPT } from './timeline-script.js';
+import { timelineScript } from './timeline-script.js';
 import { TIMELINE_STYLE } from './timeline-style.js';
 import type { TimelineData, TimelineIncident, TimelineMarker } from './timeline-types.js';
 
@@ -70,7 +70,7 @@ ${data.markers.map(markerElement).join('\n')}
 <section class="key">Claim bars:${CLAIM_KEY.map(([name, color]) => `<span class="swatch" style="background:${color}"></span>${name}`).join('')}. A thin tail after an expired bar is work its worker went on doing (a zombie). Shaded bands are faults: on a worker's lane, or across every lane for the database. Grey dashed bands are harness starvation: a worker's thread kept from running by the machine's load, which no fault explains; a timing verdict they account for is unknown, not invalid. Scroll or drag the slider to zoom; hover for details; ${h(timesAre(data))}.</section>
 <script type="application/json" id="timeline-data">${inlineJson(data)}</script>
 <script src="${h(echartsSrc)}"></script>
-<script>${TIMELINE_SCRIPT}</script>
+<script>${timelineScript()}</script>
 </body>
 </html>
 `;
