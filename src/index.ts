@@ -198,7 +198,9 @@ export {
 export { ClockFault } from './nemesis/clock-fault.js';
 export { StallFault } from './nemesis/stall-fault.js';
 export { CrashFault } from './nemesis/crash-fault.js';
+export type { FaultSpec } from './nemesis/fault-spec.js';
 export { executeRun, type RunPlan, type RunOutcome } from './scenario/execute-run.js';
+export { runAndCheck, type RunAndCheckOptions, type CheckedRun } from './scenario/run-and-check.js';
 
 // Reports: verdict.json, summary.md, junit.xml, HTML timelines, reports/index.html.
 export {

@@ -6,7 +6,9 @@ import { reapLeftovers, stopProcess } from '../env/process-registry.js';
 import { ensureToxiproxyServer } from '../env/toxiproxy-install.js';
 import { redactUrl } from '../env/database-url.js';
 import { EnvironmentError } from '../errors.js';
-import { onShutdown } from './shutdown.js';
+import type { StartedEnvironment } from '../env/types.js';
+import { inEnvironment } from '../run/environment-scope.js';
+import { untilShutdown } from './with-environment.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -102,52 +104,50 @@ async function envUp(options: UpOptions): Promise<void> {
     iOwnThisDatabase: options.iOwnThisDatabase,
     log: say,
   });
-  say(`starting the ${provider.name} environment…`);
-  const started = await provider.start();
-  let stopped: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopped ??= started
-      .stop()
-      .finally(() => (options.check === true ? undefined : clearEnvState()));
-    return stopped;
-  };
-  const unregister = onShutdown(stop);
-  try {
-    const description = await started.describe();
-    const shown = {
-      ...description,
-      adminUrl: options.showSecrets === true ? started.adminUrl : description.adminUrl,
-    };
-    if (options.check === true) {
-      const result = await checkEnvironment(started);
-      if (options.json === true) console.log(JSON.stringify({ ...shown, check: result }));
-      else {
-        printDescription(shown, process.pid);
-        for (const s of result.steps) say(`${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}`);
-        say(result.ok ? 'environment check passed' : 'environment check FAILED');
-      }
-      process.exitCode = result.ok ? 0 : 1;
-      return;
+  // Ctrl-C or `env down` (SIGTERM) stops the servers, then the state file goes: a status
+  // asked after the exit finds nothing running. A check never wrote one.
+  await untilShutdown(async (signal) => {
+    try {
+      await inEnvironment(provider, (started) => serve(started, options), { log: say, signal });
+    } finally {
+      if (options.check !== true) await clearEnvState();
     }
-    await writeEnvState({
-      pid: process.pid,
-      startedAt: new Date().toISOString(),
-      description,
-      adminUrl: started.adminUrl,
-    });
-    if (options.json === true) console.log(JSON.stringify({ pid: process.pid, ...shown }));
+  });
+}
+
+/** Checks the started environment, or records it and keeps it until the process is stopped. */
+async function serve(started: StartedEnvironment, options: UpOptions): Promise<void> {
+  const description = await started.describe();
+  const shown = {
+    ...description,
+    adminUrl: options.showSecrets === true ? started.adminUrl : description.adminUrl,
+  };
+  if (options.check === true) {
+    const result = await checkEnvironment(started);
+    if (options.json === true) console.log(JSON.stringify({ ...shown, check: result }));
     else {
       printDescription(shown, process.pid);
-      say('up; Ctrl-C or `leaseproof env down` stops it');
+      for (const s of result.steps) say(`${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}`);
+      say(result.ok ? 'environment check passed' : 'environment check FAILED');
     }
-    // An external environment has no child process to keep the event loop alive; this timer
-    // does, until a signal arrives and onShutdown stops everything and exits.
-    setInterval(() => undefined, 1 << 30);
-    await new Promise<never>(() => undefined);
-  } finally {
-    unregister();
-    await stop();
+    process.exitCode = result.ok ? 0 : 1;
+    return;
   }
+  await writeEnvState({
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    description,
+    adminUrl: started.adminUrl,
+  });
+  if (options.json === true) console.log(JSON.stringify({ pid: process.pid, ...shown }));
+  else {
+    printDescription(shown, process.pid);
+    say('up; Ctrl-C or `leaseproof env down` stops it');
+  }
+  // An external environment has no child process to keep the event loop alive; this timer
+  // does, until a signal aborts the scope, which stops everything, and the process exits.
+  setInterval(() => undefined, 1 << 30);
+  await new Promise<never>(() => undefined);
 }
 
 function printDescription(

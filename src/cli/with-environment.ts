@@ -1,10 +1,11 @@
 import { selectEnvironment } from '../env/select-env.js';
 import type { StartedEnvironment } from '../env/types.js';
-import { onShutdown } from './shutdown.js';
+import { inEnvironment } from '../run/environment-scope.js';
+import { withShutdownSignal } from './shutdown.js';
 
 /**
  * Starts the environment `--env` names (or the one chosen for this machine), runs `work` in it,
- * and stops it afterwards — also on failure and on Ctrl-C.
+ * and stops it afterwards — also on failure, and at once on Ctrl-C, which then exits.
  */
 export async function withEnvironment<T>(
   explicit: string | undefined,
@@ -12,13 +13,20 @@ export async function withEnvironment<T>(
   work: (env: StartedEnvironment) => Promise<T>,
 ): Promise<T> {
   const provider = await selectEnvironment({ explicit, log });
-  log(`starting the ${provider.name} environment…`);
-  const env = await provider.start();
-  const unregister = onShutdown(() => env.stop());
+  return untilShutdown((signal) => inEnvironment(provider, work, { log, signal }));
+}
+
+/**
+ * `withShutdownSignal` for work that Ctrl-C abandons rather than finishes (an environment scope
+ * given the signal): once the work has given up, the shutdown handler exits 130 or 143, and the
+ * command stays silent until then instead of printing the abort as its error.
+ */
+export async function untilShutdown<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  let shutdown: AbortSignal | undefined;
   try {
-    return await work(env);
-  } finally {
-    unregister();
-    await env.stop();
+    return await withShutdownSignal((signal) => work((shutdown = signal)));
+  } catch (error) {
+    if (shutdown?.aborted === true) return new Promise<never>(() => undefined);
+    throw error;
   }
 }

@@ -79,10 +79,10 @@ export async function confirmCounterexample(
         ];
   let best: ConfirmedCounterexample | undefined;
   for (const [scenario, isStretched] of candidates) {
+    const loaded = toScenario(scenario, { name: 'confirm', seed: 0, description: '' });
     let reproduced = 0;
     // Every replay is run, not stopped at the first miss: the count is what the file reports.
     for (let i = 0; i < replays; i += 1) {
-      const loaded = toScenario(scenario, { name: 'confirm', seed: 0, description: '' });
       const { result } = await run(loaded, queue);
       if (result.results.some((r) => r.valid === 'invalid' && violated.includes(r.checker))) {
         reproduced += 1;

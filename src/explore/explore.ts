@@ -11,6 +11,7 @@
 import { resolve } from 'node:path';
 import { selectEnvironment } from '../env/select-env.js';
 import { ConfigError, EnvironmentError } from '../errors.js';
+import { inEnvironment } from '../run/environment-scope.js';
 import { confirmCounterexample, isConfirmed } from './confirm-counterexample.js';
 import { realRun } from './real-run.js';
 import { recordFailure } from './record-failure.js';
@@ -25,13 +26,9 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   if (options.run) return exploreWith(options.run, options);
   if (options.env) return exploreWith(realRun(options.env), options);
   const provider = await selectEnvironment({ ...(options.log && { log: options.log }) });
-  const env = await provider.start();
-  try {
-    return await exploreWith(realRun(env), options);
-  } finally {
-    await env.stop();
-  }
+  return inEnvironment(provider, (env) => exploreWith(realRun(env), options));
 }
+
 function checkOptions({ runs, seed, budgetMs, parallel }: ExploreOptions): void {
   if (!Number.isInteger(runs) || runs < 1) {
     throw new ConfigError(`explore needs runs ≥ 1; got ${runs}`);

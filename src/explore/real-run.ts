@@ -1,8 +1,7 @@
 /** The run explore does by default: real workers, PostgreSQL and Toxiproxy, judged strictly. */
-import { checkHistory } from '../checker/index.js';
 import type { StartedEnvironment } from '../env/types.js';
-import { executeRun } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
+import { runAndCheck } from '../scenario/run-and-check.js';
 import type { ExploreRun } from './types.js';
 
 /**
@@ -11,7 +10,10 @@ import type { ExploreRun } from './types.js';
  */
 export function realRun(env: StartedEnvironment): ExploreRun {
   return async (scenario, queue) => {
-    const { history } = await executeRun(env, scenarioToRunPlan(scenario, { queue }));
-    return { history, result: checkHistory(history, { strictCauses: true }) };
+    const plan = scenarioToRunPlan(scenario, { queue });
+    const { history, result } = await runAndCheck(env, plan, {
+      checkOptions: { strictCauses: true },
+    });
+    return { history, result };
   };
 }

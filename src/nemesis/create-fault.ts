@@ -14,7 +14,7 @@ import { StallFault } from './stall-fault.js';
 /**
  * Maps a fault as a scenario states it to the faults the timeline runs: one per worker for a
  * fault on several workers, and a second clock fault for a clock's jump. Each call makes new
- * fault objects (a fault is started and healed once), so build a fresh timeline for each run.
+ * fault objects (a fault is started and healed once): the executor calls it for every run.
  */
 export function createFault(spec: FaultSpec): TimedFault[] {
   const timed = (fault: TimedFault['fault'], forMs = lasting(spec)): TimedFault => ({

@@ -1,7 +1,8 @@
 /**
- * A fault as a scenario states it, with times in milliseconds and workers by id (`w2`): the
- * input of `createFault`. The scenario loader produces these from YAML; a test or a library
- * user may write them directly.
+ * A fault as a scenario states it, with times in milliseconds and workers by id (`w2`): plain
+ * data, what a run plan carries, and the input of `createFault`, which the executor calls anew
+ * for every run. The scenario loader produces these from YAML; a test or a library user may
+ * write them directly.
  */
 import type { DbRestartMode } from './db-restart-fault.js';
 import type { PartitionDirection, PartitionMode } from './partition-fault.js';

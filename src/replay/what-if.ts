@@ -2,13 +2,12 @@
  * `replay --sweep lease=20s..60s`: the same incident at several leases, and which of them would
  * have avoided its duplicates or its stall — a what-if, on real runs.
  */
-import { checkHistory } from '../checker/index.js';
 import { deriveHistory } from '../history/derive.js';
 import type { StartedEnvironment } from '../env/types.js';
 import { ConfigError } from '../errors.js';
 import { formatDuration, parseDuration } from '../scenario/duration.js';
-import { executeRun } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
+import { runAndCheck } from '../scenario/run-and-check.js';
 import { loadIncident } from './load-incident.js';
 import { jobStories } from './narrative.js';
 import { textTable } from '../text-table.js';
@@ -69,8 +68,8 @@ export async function replayWhatIf(
   for (const leaseMs of leases) {
     const incident = await loadIncident(file, { leaseMs });
     log(`what-if: lease ${formatDuration(leaseMs)}…`);
-    const { history } = await executeRun(env, scenarioToRunPlan(incident.scenario, { queue }));
-    const result = checkHistory(history);
+    const plan = scenarioToRunPlan(incident.scenario, { queue });
+    const { history, result } = await runAndCheck(env, plan);
     const stories = jobStories(history, result, incident, { all: true });
     const derived = deriveHistory(history);
     let maxStall = NaN;

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { checkerByName } from '../checker/index.js';
-import { runCheckers } from '../checker/compose.js';
 import type { Checker, CompositeResult } from '../checker/types.js';
 import { DEFAULT_CHECK_OPTIONS } from '../checker/options.js';
 import { newRunId } from '../env/run-id.js';
@@ -9,14 +8,14 @@ import { writeRunReport } from '../report/write-run-report.js';
 import { updateReportIndex } from '../report/report-index.js';
 import type { NotJudgedRun, ScenarioRun } from '../report/types.js';
 import type { StartedEnvironment } from '../env/types.js';
-import { executeRun, type RunProgress } from '../scenario/execute-run.js';
+import type { RunPlan, RunProgress } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
+import { runAndCheck, type CheckedRun } from '../scenario/run-and-check.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
 import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { ConfigError, describeError } from '../errors.js';
 import type { Incident } from '../replay/load-incident.js';
 import type { Scenario } from '../scenario/scenario-types.js';
-import type { RunPlan } from '../scenario/execute-run.js';
 import { runInLanes, type LaneOptions } from '../scale-out/lanes.js';
 import { machineRoom } from '../scale-out/machine-room.js';
 import { describeParallelism } from '../scale-out/parallelism.js';
@@ -24,6 +23,7 @@ import { runsAlone } from '../scale-out/runs-alone.js';
 import { starvedOnly, starvedWhy } from '../scale-out/starved-retry.js';
 import { WHOLE, formatShard, shardPositions, type Shard } from '../scale-out/shard.js';
 import { describePlan, type RunPlanInfo } from '../scale-out/plan-info.js';
+import { inEnvironment } from './environment-scope.js';
 
 /** One scenario × queue of the plan, with its position in the whole (unsharded) plan. */
 interface PlanEntry {
@@ -240,76 +240,85 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
   };
 
   async function runAll(): Promise<void> {
-    let env: StartedEnvironment;
+    let started = false;
     try {
-      options.log(`starting the ${provider.name} environment…`);
-      env = await provider.start();
+      // Not the suite's signal: an abort cuts the runs, whose histories are then read from the
+      // servers, so they stop only once every run has ended.
+      await inEnvironment(
+        provider,
+        (env) => {
+          started = true;
+          return runEveryEntry(env);
+        },
+        {
+          log: options.log,
+          // The verdicts are in: a server that would not stop cleanly costs none of them.
+          onStopError: (error) => {
+            const cause = `stopping the ${provider.name} environment failed: ${describeError(error)}`;
+            options.log(`leaseproof: ${cause}`);
+            harness.push(cause);
+          },
+        },
+      );
     } catch (error) {
+      if (started) throw error;
       // Nothing can run; the report still says what was planned and why none of it was judged.
       const cause = `the ${provider.name} environment did not start: ${describeError(error)}`;
       options.log(`leaseproof: ${cause}`);
       harness.push(cause);
       for (const entry of mine) cells.set(entry.position, errorCell(entry, cause, 0, 0));
-      return;
     }
-    try {
-      const room =
-        options.room ??
-        machineRoom({
-          settling: () => inSetup.size,
-          onWait: (ms) =>
-            options.log(
-              `a worker of a run under way was kept from a CPU for ${Math.round(ms)} ms: ` +
-                'the next run waits for room',
-            ),
-        });
-      const run = (entries: PlanEntry[], width: number, attempt: number) =>
-        runInLanes(
-          entries,
-          {
-            lanes: width,
-            exclusive: (entry) => entry.alone !== undefined,
-            signal: abort.signal,
-            room,
-          },
-          (entry, _index, signal) => runOne(env, entry, signal, attempt),
-        );
-      await run(mine, lanes, 1);
-      // Load should cost time, not verdicts: a run the harness's own starvation left `unknown`,
-      // or one the harness failed in (a server too starved to answer in time, a worker that
-      // did not start), is run again, alone, once the others are done — the machine then has
-      // the most room. A failure that is the queue's own (an adapter that cannot load in a
-      // worker) fails again the same way, and its cell stays `error` with that cause.
-      for (let attempt = 2; attempt <= 1 + STARVED_RETRIES; attempt += 1) {
-        const again = mine.filter((e) => {
-          const cell = cells.get(e.position);
-          if (cell?.notJudged !== undefined) return attempt <= 1 + ERROR_RETRIES;
-          return cell?.run !== undefined && starvedOnly(cell.run.result);
-        });
-        if (again.length === 0 || abort.signal.aborted) break;
-        for (const e of again) {
-          const cell = cells.get(e.position)!;
-          const why =
-            cell.notJudged !== undefined
-              ? `not judged because the harness failed (${firstLine(cell.notJudged.cause)})`
-              : `unknown because the harness starved (${starvedWhy(cell.run!.result)})`;
-          const of = cell.notJudged !== undefined ? ERROR_RETRIES : STARVED_RETRIES;
+  }
+
+  async function runEveryEntry(env: StartedEnvironment): Promise<void> {
+    const room =
+      options.room ??
+      machineRoom({
+        settling: () => inSetup.size,
+        onWait: (ms) =>
           options.log(
-            `${e.scenario.name} × ${e.plan.queue}: ${why}; running it again alone, ` +
-              `attempt ${attempt} of ${1 + of}`,
-          );
-        }
-        await run(again, 1, attempt);
+            `a worker of a run under way was kept from a CPU for ${Math.round(ms)} ms: ` +
+              'the next run waits for room',
+          ),
+      });
+    const run = (entries: PlanEntry[], width: number, attempt: number) =>
+      runInLanes(
+        entries,
+        {
+          lanes: width,
+          exclusive: (entry) => entry.alone !== undefined,
+          signal: abort.signal,
+          room,
+        },
+        (entry, _index, signal) => runOne(env, entry, signal, attempt),
+      );
+    await run(mine, lanes, 1);
+    // Load should cost time, not verdicts: a run the harness's own starvation left `unknown`,
+    // or one the harness failed in (a server too starved to answer in time, a worker that
+    // did not start), is run again, alone, once the others are done — the machine then has
+    // the most room. A failure that is the queue's own (an adapter that cannot load in a
+    // worker) fails again the same way, and its cell stays `error` with that cause. The plan
+    // is plain data: the same one runs again, with new faults.
+    for (let attempt = 2; attempt <= 1 + STARVED_RETRIES; attempt += 1) {
+      const again = mine.filter((e) => {
+        const cell = cells.get(e.position);
+        if (cell?.notJudged !== undefined) return attempt <= 1 + ERROR_RETRIES;
+        return cell?.run !== undefined && starvedOnly(cell.run.result);
+      });
+      if (again.length === 0 || abort.signal.aborted) break;
+      for (const e of again) {
+        const cell = cells.get(e.position)!;
+        const why =
+          cell.notJudged !== undefined
+            ? `not judged because the harness failed (${firstLine(cell.notJudged.cause)})`
+            : `unknown because the harness starved (${starvedWhy(cell.run!.result)})`;
+        const of = cell.notJudged !== undefined ? ERROR_RETRIES : STARVED_RETRIES;
+        options.log(
+          `${e.scenario.name} × ${e.plan.queue}: ${why}; running it again alone, ` +
+            `attempt ${attempt} of ${1 + of}`,
+        );
       }
-    } finally {
-      try {
-        await env.stop();
-      } catch (error) {
-        // The verdicts are in: a server that would not stop cleanly costs none of them.
-        const cause = `stopping the ${provider.name} environment failed: ${describeError(error)}`;
-        options.log(`leaseproof: ${cause}`);
-        harness.push(cause);
-      }
+      await run(again, 1, attempt);
     }
   }
 
@@ -331,10 +340,19 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
       if (line !== last) options.log(line);
       last = line;
     };
+    const checkers = checkersOf(scenario);
     const started = performance.now();
-    let outcome: Awaited<ReturnType<typeof executeRun>>;
+    let checked: CheckedRun;
     try {
-      outcome = await executeRun(env, plan, progress, { signal });
+      checked = await runAndCheck(env, plan, {
+        checkers,
+        checkOptions: {
+          ...scenario.checkOptions,
+          ...(options.epsilonMs !== undefined && { epsilonMs: options.epsilonMs }),
+        },
+        onProgress: progress,
+        signal,
+      });
     } catch (error) {
       // An interrupt that reached the run before it had anything to judge: not an error.
       if (signal.aborted && interrupted !== undefined) return;
@@ -345,11 +363,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
     } finally {
       inSetup.delete(position);
     }
-    const { history, interrupted: cut } = outcome;
-    const result = runCheckers(checkersOf(scenario), history, {
-      ...scenario.checkOptions,
-      ...(options.epsilonMs !== undefined && { epsilonMs: options.epsilonMs }),
-    });
+    const { history, result, interrupted: cut } = checked;
     options.log(`${label}: ${result.valid}${cut ? ` (interrupted by ${interrupted})` : ''}`);
     cells.set(position, {
       run: {

@@ -14,7 +14,7 @@ import type { RunPlan } from '../scenario/execute-run.js';
 
 /** Why `plan` must run alone, or undefined when it can share the machine. */
 export function runsAlone(plan: RunPlan): string | undefined {
-  for (const { fault } of plan.faults) {
+  for (const fault of plan.faults) {
     const why = faultKind(fault.kind).runsAlone;
     if (why !== undefined) return why;
   }

@@ -3,6 +3,8 @@ import type { StartedEnvironment } from '../env/types.js';
 import { prepareAuditedQueue } from '../history/audited-queue.js';
 import { HistoryRecorder } from '../history/recorder.js';
 import type { History } from '../history/types.js';
+import { createFaults } from '../nemesis/create-fault.js';
+import type { FaultSpec } from '../nemesis/fault-spec.js';
 import type { NemesisContext, TimedFault } from '../nemesis/types.js';
 import { unfinishedJobs, waitForDrain, withRunClient } from '../pool/queue-database.js';
 import { MaintenanceLoop } from '../pool/maintenance-loop.js';
@@ -12,7 +14,11 @@ import type { LeaseSettings } from '../queue/types.js';
 import type { ClockSkew, UnitPlan } from '../worker/types.js';
 import { settleQueueTerms } from './queue-terms.js';
 
-/** One run: a workload, lease settings, workers and a fault timeline. */
+/**
+ * One run: a workload, lease settings, workers and a fault timeline — plain data (it survives
+ * `JSON.stringify`), so one plan can be run any number of times, side by side or again after a
+ * starved run: each run makes its own fault objects from the specs.
+ */
 export interface RunPlan {
   /** Name in the history and reports. */
   scenario: string;
@@ -36,10 +42,10 @@ export interface RunPlan {
   enqueueRatePerSecond?: number;
   /** Whether dead-lettered jobs count as done. */
   allowDeadLetter?: boolean;
-  /** Initial clock skew per worker index, if any. */
-  clock?: (index: number) => ClockSkew | undefined;
-  /** The fault timeline. */
-  faults: TimedFault[];
+  /** Initial clock skew by worker id (`w1`…), if any. */
+  clock?: Readonly<Record<string, ClockSkew>>;
+  /** The fault timeline, as a scenario states it: each fault with its `atMs` (and `forMs`). */
+  faults: FaultSpec[];
   /** How long to wait for every job to finish once the faults are healed. */
   drainTimeoutMs: number;
 }
@@ -79,7 +85,8 @@ export interface RunControl {
 /**
  * Runs one plan in a fresh database of `env`: queue schema and audit trigger → jobs → workers
  * → the fault timeline (each fault healing after its `forMs`) → heal everything → drain → stop
- * the workers → read the history. Everything it starts it stops, also on failure.
+ * the workers → read the history. Everything it starts it stops, also on failure. The plan is
+ * only read: the fault objects of the timeline are this run's own.
  */
 export async function executeRun(
   env: StartedEnvironment,
@@ -89,6 +96,8 @@ export async function executeRun(
 ): Promise<RunOutcome> {
   const { signal } = control;
   signal?.throwIfAborted();
+  // A fault is started and healed once: a plan run twice needs new ones each time.
+  const faults = createFaults(plan.faults);
   const jobsTotal = plan.plans.length;
   const active = new Set<string>();
   let phase: RunProgress['phase'] = 'setup';
@@ -143,7 +152,7 @@ export async function executeRun(
       workers: plan.workers,
       lease,
       onEvent: recorder.onWorkerEvent,
-      ...(plan.clock && { clock: plan.clock }),
+      ...(plan.clock && { clock: (i: number) => plan.clock?.[`w${i + 1}`] }),
       held: true,
     });
     // Jobs arrive one by one at the scenario's rate, while the workers run and faults strike.
@@ -199,7 +208,7 @@ export async function executeRun(
       // Each part stops by itself on an abort (its sleeps reject), so that nothing — no fault,
       // no enqueue — is still under way when the heal and the pool stop below run.
       await Promise.all([
-        runTimeline(ctx, plan.faults, () => pool.release(), signal),
+        runTimeline(ctx, faults, () => pool.release(), signal),
         rate === undefined ? undefined : enqueueAtRate(rate),
       ]);
       phase = 'drain';
@@ -217,7 +226,7 @@ export async function executeRun(
     } finally {
       clearInterval(ticker);
       // Standing conditions (a clock fault without `for`) end with the run, not the timeline.
-      if (ctx !== undefined) await healAll(ctx, plan.faults);
+      if (ctx !== undefined) await healAll(ctx, faults);
       await Promise.all([pool.stop(), maintenance?.stop()]);
     }
     phase = 'history';

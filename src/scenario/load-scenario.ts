@@ -4,7 +4,6 @@
  * that cannot be run is one `ScenarioError` listing every problem with its place in the file.
  */
 import { readFile } from 'node:fs/promises';
-import { createFaults } from '../nemesis/create-fault.js';
 import { buildScenario } from './build-scenario.js';
 import { formatPath } from './document-path.js';
 import { drawHandlerPlans } from './durations.js';
@@ -65,8 +64,8 @@ export type ScenarioRunPlan = RunPlan;
 
 /**
  * The run plan of a scenario against one queue: the workload drawn from the seed (the same seed
- * gives the same handler durations, unit for unit) and the fault timeline as new fault objects.
- * A plan is good for one run: its faults are started and healed once.
+ * gives the same handler durations, unit for unit) and the scenario's fault timeline. The plan is
+ * plain data: run it as often as needed.
  */
 export function scenarioToRunPlan(
   scenario: Scenario,
@@ -86,7 +85,7 @@ export function scenarioToRunPlan(
     ...(jobs.handler.failAttempts > 0 && { failAttempts: jobs.handler.failAttempts }),
     ...(jobs.ratePerSecond !== undefined && { enqueueRatePerSecond: jobs.ratePerSecond }),
     allowDeadLetter: scenario.allowDeadLetter,
-    faults: createFaults(scenario.faults),
+    faults: structuredClone(scenario.faults),
     drainTimeoutMs: scenario.drainTimeoutMs,
   };
 }

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkHistory } from '../../src/checker/index.js';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import { MAINTENANCE_APP } from '../../src/pool/maintenance-loop.js';
-import { executeRun } from '../../src/scenario/execute-run.js';
+import { runAndCheck } from '../../src/scenario/run-and-check.js';
 import { loadScenario, scenarioToRunPlan } from '../../src/scenario/load-scenario.js';
 import type { AuditEvent } from '../../src/history/types.js';
 
@@ -20,8 +19,7 @@ afterAll(async () => {
 
 async function runScenario(queue: string, file: string) {
   const plan = scenarioToRunPlan(await loadScenario(file), { queue });
-  const { history, drained } = await executeRun(env, plan);
-  const result = checkHistory(history);
+  const { history, drained, result } = await runAndCheck(env, plan);
   const byName = Object.fromEntries(result.results.map((r) => [r.checker, r]));
   const audit = history.events.filter((e): e is AuditEvent => e.type === 'audit');
   return { plan, history, drained, byName, audit };

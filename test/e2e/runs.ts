@@ -1,9 +1,5 @@
 // Real runs for the end-to-end checker tests: each plan is built so that the fault reliably
 // produces (or, for the reference, reliably fails to produce) the anomaly named.
-import { ClockFault } from '../../src/nemesis/clock-fault.js';
-import { PartitionFault } from '../../src/nemesis/partition-fault.js';
-import { PauseFault } from '../../src/nemesis/pause-fault.js';
-import { StallFault } from '../../src/nemesis/stall-fault.js';
 import type { RunPlan } from '../../src/scenario/execute-run.js';
 import type { UnitPlan } from '../../src/worker/types.js';
 
@@ -27,9 +23,16 @@ export const mixedFaults = (queue: string): RunPlan => ({
   workers: 4,
   plans: Array.from({ length: 30 }, () => job(4, 60)),
   faults: [
-    { atMs: 0, fault: new ClockFault('w3', 90_000) },
-    { atMs: 300, forMs: 1_500, fault: new PauseFault('w1') },
-    { atMs: 600, forMs: 1_500, fault: new PartitionFault('w2', 'blackhole', 'both') },
+    { kind: 'clock', atMs: 0, worker: 'w3', offsetMs: 90_000 },
+    { kind: 'pause', atMs: 300, forMs: 1_500, worker: 'w1' },
+    {
+      kind: 'partition',
+      atMs: 600,
+      forMs: 1_500,
+      workers: ['w2'],
+      mode: 'blackhole',
+      direction: 'both',
+    },
   ],
 });
 
@@ -42,7 +45,7 @@ export const pausePastLease = (queue: string): RunPlan => ({
   ...base('pause-past-lease', queue),
   workers: 2,
   plans: Array.from({ length: 4 }, () => job(1, 1_200, { sync: true, effect: false })),
-  faults: [{ atMs: 300, forMs: 2_000, fault: new PauseFault('w1') }],
+  faults: [{ kind: 'pause', atMs: 300, forMs: 2_000, worker: 'w1' }],
 });
 
 /** One worker's clock an hour and a half ahead. */
@@ -50,7 +53,7 @@ export const skewedClock = (queue: string): RunPlan => ({
   ...base('skewed-clock', queue),
   workers: 2,
   plans: Array.from({ length: 10 }, () => job(3, 50)),
-  faults: [{ atMs: 0, fault: new ClockFault('w1', 90 * 60_000) }],
+  faults: [{ kind: 'clock', atMs: 0, worker: 'w1', offsetMs: 90 * 60_000 }],
 });
 
 /** A worker's event loop blocked for longer than the lease while it holds jobs. */
@@ -58,7 +61,7 @@ export const blockedEventLoop = (queue: string): RunPlan => ({
   ...base('blocked-event-loop', queue),
   workers: 2,
   plans: Array.from({ length: 6 }, () => job(10, 100)),
-  faults: [{ atMs: 300, fault: new StallFault('w1', 2_000) }],
+  faults: [{ kind: 'stall', atMs: 300, worker: 'w1', forMs: 2_000 }],
 });
 
 /** A worker partitioned from its queue mid-job; its effects go on regardless. */
@@ -66,5 +69,14 @@ export const partitionMidJob = (queue: string): RunPlan => ({
   ...base('partition-mid-job', queue),
   workers: 2,
   plans: Array.from({ length: 2 }, () => job(25, 100)),
-  faults: [{ atMs: 300, forMs: 1_500, fault: new PartitionFault('w1', 'blackhole', 'upstream') }],
+  faults: [
+    {
+      kind: 'partition',
+      atMs: 300,
+      forMs: 1_500,
+      workers: ['w1'],
+      mode: 'blackhole',
+      direction: 'upstream',
+    },
+  ],
 });

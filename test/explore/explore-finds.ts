@@ -5,11 +5,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkHistory } from '../../src/checker/index.js';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import { explore } from '../../src/explore/explore.js';
-import { executeRun } from '../../src/scenario/execute-run.js';
+import { runAndCheck } from '../../src/scenario/run-and-check.js';
 import { loadScenario, scenarioToRunPlan } from '../../src/scenario/load-scenario.js';
 
 const BUDGET_MS = 30_000;
@@ -62,10 +61,14 @@ export function describeExploreFinds(cases: ExploreCase[]): void {
           // on the first run or, at worst, the second.
           let replayed: string[] = [];
           for (let attempt = 0; attempt < 2 && !replayed.includes(checker); attempt += 1) {
-            const { history } = await executeRun(env, scenarioToRunPlan(scenario, { queue }));
-            replayed = checkHistory(history, { strictCauses: true })
-              .results.filter((r) => r.valid === 'invalid')
-              .map((r) => r.checker);
+            const { result: verdict } = await runAndCheck(
+              env,
+              scenarioToRunPlan(scenario, { queue }),
+              {
+                checkOptions: { strictCauses: true },
+              },
+            );
+            replayed = verdict.results.filter((r) => r.valid === 'invalid').map((r) => r.checker);
           }
           expect(replayed).toContain(checker);
         },

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
@@ -14,10 +13,9 @@ import type {
   NemesisEvent,
   WorkerHistoryEvent,
 } from '../../src/history/types.js';
-import { waitForDrain } from '../../src/pool/queue-database.js';
+import { executeRun } from '../../src/scenario/execute-run.js';
 import { VERSION } from '../../src/version.js';
 import { units } from '../support/queue-run.js';
-import { startRecordedRun } from './support/recorded-run.js';
 
 let env: StartedEnvironment;
 let history: History;
@@ -32,33 +30,32 @@ afterAll(async () => {
 const LEASE = { durationMs: 2_000, heartbeatMs: 300, extendByMs: 2_000, pollMs: 50 };
 const JOBS = 20;
 
-/** 2 workers, 20 jobs of two 20 ms units each with an effect, and a short latency fault. */
+/**
+ * 2 workers, 20 jobs of two 20 ms units each with an effect, and a short latency fault, through
+ * the executor: the history a scenario run records.
+ */
 async function recordSmallRun(): Promise<History> {
-  await using run = await startRecordedRun(env, {
+  const { history } = await executeRun(env, {
     scenario: 'recorder-small-run',
+    seed: 0,
     queue: 'reference',
     workers: 2,
     lease: LEASE,
     plans: Array.from({ length: JOBS }, () => units(2, 20)),
+    faults: [
+      {
+        kind: 'latency',
+        atMs: 0,
+        forMs: 200,
+        workers: ['w2'],
+        latencyMs: 5,
+        jitterMs: 0,
+        direction: 'downstream',
+      },
+    ],
+    drainTimeoutMs: 30_000,
   });
-  const proxy = run.pool.proxy('w2');
-  await proxy.addToxic({
-    name: 'latency',
-    type: 'latency',
-    stream: 'downstream',
-    attributes: { latency: 5 },
-  });
-  const fault = { fault: 'latency', target: 'w2', id: 'latency-1' } as const;
-  run.recorder.recordNemesis({ ...fault, phase: 'start', detail: { latencyMs: 5 } });
-  await sleep(200);
-  await proxy.removeToxic('latency');
-  run.recorder.recordNemesis({ ...fault, phase: 'end' });
-  await waitForDrain(run.database, run.adapter, 30_000);
-  await run.pool.stop();
-  // Taking the pool's events as well must not record anything twice.
-  run.recorder.recordWorkerEvents(run.pool.events());
-  // Awaited here: `await using` drops the database as soon as this function returns.
-  return await run.recorder.finish({ drained: true });
+  return history;
 }
 
 const ofType = <T extends HistoryEvent['type']>(type: T) =>
@@ -145,7 +142,8 @@ describe('a recorded run of 2 workers and 20 jobs', () => {
       expect(own[0]?.kind).toBe('ready');
       expect(own.at(-1)).toMatchObject({ kind: 'exit', detail: 'SIGTERM' });
     }
-    // Each event once, even though the pool's events were handed over a second time.
+    // Each event once, although the executor hands the recorder the pool's events a second
+    // time once the workers have stopped.
     const seen = new Set(workers.map((e) => JSON.stringify(e)));
     expect(seen.size).toBe(workers.length);
 

@@ -1,13 +1,12 @@
 // One real replay of a worked incident: the narrative, in the incident's clock and names, must
 // name the job that ran twice — the one worker-b held when its GC pause began.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkHistory } from '../../src/checker/index.js';
 import { deriveHistory } from '../../src/history/derive.js';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import { loadIncident } from '../../src/replay/load-incident.js';
 import { incidentClock, jobStories, renderNarrative } from '../../src/replay/narrative.js';
-import { executeRun } from '../../src/scenario/execute-run.js';
+import { runAndCheck } from '../../src/scenario/run-and-check.js';
 import { scenarioToRunPlan } from '../../src/scenario/load-scenario.js';
 import { buildTimelineData } from '../../src/report/timeline-data.js';
 import { renderTimelineHtml } from '../../src/report/timeline-html.js';
@@ -23,11 +22,10 @@ afterAll(async () => {
 describe('leaseproof replay', () => {
   it('tells the duplicate of the job worker-b held during its GC pause, in the incident clock', async () => {
     const incident = await loadIncident('scenarios/incidents/gc-pause-late-ack.yaml');
-    const { history } = await executeRun(
+    const { history, result } = await runAndCheck(
       env,
       scenarioToRunPlan(incident.scenario, { queue: 'reference' }),
     );
-    const result = checkHistory(history);
     // The truth, from the history: w2 (worker-b) held a claim that expired during the pause.
     const derived = deriveHistory(history);
     const expired = derived.claims.find((c) => c.worker === 'w2' && !Number.isNaN(c.expiredAt));

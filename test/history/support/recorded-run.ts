@@ -19,8 +19,11 @@ export interface RecordedRun extends AsyncDisposable {
 }
 
 /**
- * The order a scenario runner follows: recorder (clock offset) → schema, audit trigger, jobs →
- * the jobs' plans → workers, whose events go straight to the recorder.
+ * The executor's set-up, in its order — recorder (clock offset) → schema, audit trigger, jobs →
+ * the jobs' plans → workers, whose events go straight to the recorder — handed to the test
+ * instead of a timeline: for a fault that must strike at a worker's event (an ack sent into a
+ * cut link), which a plan's timed faults cannot aim at. Anything a timed fault can do, a test
+ * runs through `executeRun`.
  */
 export async function startRecordedRun(
   env: StartedEnvironment,
