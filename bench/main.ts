@@ -1,6 +1,7 @@
 // `npm run bench`: prints one JSON object per line, {"metric", "value", "unit", ...}.
 // Figures, not pass/fail: targets are stated next to them, never asserted in tests.
 import { benchCheckerThroughput } from './checker-throughput.js';
+import { benchCliStartup } from './cli-startup.js';
 import { benchEnvStartup } from './env-startup.js';
 import { benchExplore } from './explore.js';
 import { benchFlake } from './flake.js';
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<void>> = {
   checkers: () => benchCheckerThroughput(),
   explore: () => benchExplore(),
   tune: () => benchTune(),
+  cli: () => benchCliStartup(),
 };
 // Opt-in only: each takes most of an hour.
 const long: Record<string, () => Promise<void>> = {

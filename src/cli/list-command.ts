@@ -1,14 +1,4 @@
 import { Command } from 'commander';
-import { basename } from 'node:path';
-import { ALL_CHECKERS } from '../checker/index.js';
-import { describeError } from '../errors.js';
-import { FAULT_KIND_TABLE, FAULT_KINDS } from '../faults/fault-kinds.js';
-import { builtInQueues } from '../adapters/registry.js';
-import { loadScenarioOrIncident } from '../replay/load-incident.js';
-import { scenarioFolder, shownPath, yamlFiles, type ScenarioFolder } from './scenario-folder.js';
-
-/** One thing `list` describes: its name and what it is, in a line. */
-type Item = readonly [name: string, description: string];
 
 /** `leaseproof list [dir]`. */
 export function listCommand(): Command {
@@ -20,62 +10,5 @@ export function listCommand(): Command {
       '[dir]',
       'scenario folder (default: ./scenarios, else the scenarios shipped with leaseproof)',
     )
-    .action(async (dir: string | undefined) => {
-      const folder = await scenarioFolder(dir);
-      const files = await yamlFiles(folder.dir);
-      const sections: [string, Item[]][] = [
-        [
-          `queues (${Object.keys(builtInQueues).length} built in; or your own adapter file, ` +
-            '--queue ./my-queue.ts)',
-          Object.values(builtInQueues).map((q) => [q.name, oneLine(q.description)]),
-        ],
-        [scenariosHeading(folder, files.length), await Promise.all(files.map(scenarioItem))],
-        [
-          `faults (${FAULT_KINDS.length})`,
-          FAULT_KINDS.map((k) => [k, FAULT_KIND_TABLE[k].description]),
-        ],
-        [
-          `checkers (${ALL_CHECKERS.length})`,
-          ALL_CHECKERS.map((c) => [c.name, `${c.id}: ${oneLine(c.description)}`]),
-        ],
-      ];
-      const width = Math.max(
-        ...sections.flatMap(([, items]) => items.map(([name]) => name.length)),
-      );
-      for (const [heading, items] of sections) {
-        console.log(`${heading}:`);
-        if (items.length === 0) console.log('  (none)');
-        for (const [name, description] of items)
-          console.log(`  ${name.padEnd(width)}  ${description}`);
-      }
-    });
-}
-
-/** Says where the scenarios come from, and how to list one's own when they are the shipped ones. */
-function scenariosHeading(folder: ScenarioFolder, count: number): string {
-  return folder.source === 'shipped'
-    ? `scenarios (${count}, shipped with leaseproof at ${shownPath(folder.dir)}; ` +
-        'add ./scenarios or `leaseproof list DIR` for your own)'
-    : `scenarios (${count} in ${folder.source === 'project' ? './scenarios' : folder.dir})`;
-}
-
-/** A scenario file by the name `run` takes (its file name), and its description's first sentence. */
-async function scenarioItem(file: string): Promise<Item> {
-  const name = basename(file).replace(/\.ya?ml$/, '');
-  try {
-    const { scenario } = await loadScenarioOrIncident(file);
-    return [name, firstSentence(scenario.description) || '(the file has no description)'];
-  } catch (error) {
-    return [name, `(cannot be run: ${describeError(error).split('\n')[0] ?? ''})`];
-  }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** The first sentence: scenario descriptions run to a paragraph, a list has room for a line. */
-function firstSentence(text: string): string {
-  const line = oneLine(text);
-  return /^.+?[.!?](?=\s+[A-Z(]|$)/.exec(line)?.[0] ?? line;
+    .action(async (dir: string | undefined) => (await import('./list-action.js')).list(dir));
 }

@@ -1,25 +1,6 @@
 import { Command, Option } from 'commander';
-import { relative } from 'node:path';
-import { ConfigError } from '../errors.js';
-import { formatKillMatrix } from '../report/kill-matrix-text.js';
-import { runMutants } from '../mutants/run-mutants.js';
-import { withShutdownSignal } from './shutdown.js';
-import { defaultScenarioFiles } from './scenario-folder.js';
-import { parallelOption, parseParallel } from '../scale-out/parallelism.js';
-
-interface MutantsFlags {
-  queue: string;
-  scenarios?: string;
-  variant?: string[];
-  minKills: string;
-  out: string;
-  env?: string;
-  iOwnThisDatabase?: boolean;
-  json?: boolean;
-  parallel?: string;
-}
-
-const say = (line: string): void => void process.stderr.write(line + '\n');
+import { parallelOption } from '../scale-out/parallelism.js';
+import type { MutantsFlags } from './mutants-action.js';
 
 /** `leaseproof mutants`: the curated suite against every known-bad variant; exit 0 only at 100 %. */
 export function mutantsCommand(): Command {
@@ -47,32 +28,5 @@ export function mutantsCommand(): Command {
     .option('--i-own-this-database', "run inside DATABASE_URL's own database (never dropped)")
     .option('--json', 'print the matrix as JSON on stdout')
     .addOption(parallelOption('scenario runs'))
-    .action(async (flags: MutantsFlags) => {
-      const minKills = Number(flags.minKills);
-      if (!Number.isInteger(minKills) || minKills < 1) {
-        throw new ConfigError(`--min-kills must be an integer >= 1; got "${flags.minKills}"`);
-      }
-      const files = await defaultScenarioFiles(flags.scenarios, '--scenarios DIR', say);
-      const { matrix, dir } = await withShutdownSignal((signal) =>
-        runMutants({
-          files,
-          base: flags.queue,
-          variants: flags.variant,
-          minKills,
-          out: flags.out,
-          env: flags.env,
-          iOwnThisDatabase: flags.iOwnThisDatabase,
-          log: say,
-          parallel: parseParallel(flags.parallel),
-          parallelIsDefault: flags.parallel === undefined,
-          signal,
-        }),
-      );
-      if (flags.json) console.log(JSON.stringify(matrix));
-      else {
-        console.log(formatKillMatrix(matrix));
-        console.log(`\nreport: ${relative(process.cwd(), dir) || dir}/mutants.html`);
-      }
-      process.exitCode = matrix.ok ? 0 : 1;
-    });
+    .action(async (flags: MutantsFlags) => (await import('./mutants-action.js')).mutants(flags));
 }

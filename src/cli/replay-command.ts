@@ -1,23 +1,5 @@
-import { withEnvironment } from './with-environment.js';
 import { Command, Option } from 'commander';
-import { writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { loadIncident } from '../replay/load-incident.js';
-import { jobStories, renderNarrative } from '../replay/narrative.js';
-import { parseSweep, renderWhatIf, replayWhatIf } from '../replay/what-if.js';
-import { runScenarios } from '../run/run-scenarios.js';
-import { withShutdownSignal } from './shutdown.js';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
-
-const say = (line: string): void => void process.stderr.write(line + '\n');
-
-interface ReplayFlags {
-  queue: string;
-  out: string;
-  env?: string;
-  all?: boolean;
-  sweep?: string;
-}
+import type { ReplayFlags } from './replay-action.js';
 
 /** `leaseproof replay`: an incident file, replayed and told job by job in its own clock. */
 export function replayCommand(): Command {
@@ -38,52 +20,7 @@ export function replayCommand(): Command {
     .addOption(
       new Option('--env <provider>', 'embedded | external | containers').env('LEASEPROOF_ENV'),
     )
-    .action(async (file: string, flags: ReplayFlags) => {
-      const incident = await loadIncident(file);
-      // Before anything starts or is said: a mistyped queue is a usage error, not a failed replay.
-      await loadQueueAdapter(flags.queue);
-      if (flags.sweep !== undefined) {
-        const leases = parseSweep(flags.sweep);
-        const rows = await withEnvironment(flags.env, say, (env) =>
-          replayWhatIf(env, file, leases, flags.queue, say),
-        );
-        console.log(`${incident.name}: what if the lease had been…`);
-        console.log(renderWhatIf(rows));
-        process.exitCode = 0;
-        return;
-      }
-      say(
-        `replay ${incident.name}: ${incident.events.length} event(s), time scale ${incident.timeScaleText}, ` +
-          `${incident.workers.map((w, i) => `${w}=w${i + 1}`).join(' ')}`,
-      );
-      const result = await withShutdownSignal((signal) =>
-        runScenarios({
-          files: [file],
-          queues: [flags.queue],
-          out: flags.out,
-          env: flags.env,
-          log: say,
-          signal,
-        }),
-      );
-      const run = result.runs[0];
-      if (run === undefined) {
-        process.exitCode = 2;
-        return;
-      }
-      const stories = jobStories(run.history, run.result, incident, { all: flags.all === true });
-      const narrative = renderNarrative(stories);
-      await writeFile(
-        join(result.dir, 'narrative.md'),
-        `# ${incident.name}: what happened to each job\n\nTimes in the incident's clock.\n\n` +
-          '```\n' +
-          narrative +
-          '\n```\n',
-      );
-      console.log(`${incident.name} × ${flags.queue}: ${run.result.valid}`);
-      console.log(narrative);
-      console.log(`report: ${relative(process.cwd(), result.dir) || result.dir} (narrative.md)`);
-      const verdict = run.result.valid;
-      process.exitCode = verdict === 'invalid' ? 1 : verdict === 'unknown' ? 2 : 0;
-    });
+    .action(async (file: string, flags: ReplayFlags) =>
+      (await import('./replay-action.js')).replay(file, flags),
+    );
 }

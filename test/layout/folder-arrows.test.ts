@@ -91,7 +91,7 @@ describe('the layout of src/', () => {
     const withBack = new Map(all);
     withBack.set('mutants', new Map([...(all.get('mutants') ?? []), ['cli', new Set(['x.ts'])]]));
     expect(twoWay(withBack)).toEqual([
-      expect.stringMatching(/^cli ⇄ mutants: cli\/mutants-command\.ts/),
+      expect.stringMatching(/^cli ⇄ mutants: cli\/mutants-action\.ts/),
     ]);
   });
 });

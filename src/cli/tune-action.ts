@@ -1,0 +1,77 @@
+/** What `leaseproof tune` does, loaded only when it runs (tune-command.ts defines the verb). */
+import { withEnvironment } from './with-environment.js';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { assetSrc, writeEchartsAsset } from '../report/echarts-asset.js';
+import { confirmPoints, type Confirmation } from '../tune/confirm.js';
+import { loadTuneFile } from '../tune/load-tune.js';
+import { fmt, sweep } from '../tune/sweep.js';
+import {
+  renderTuneHtml,
+  renderTuneJson,
+  renderTuneTable,
+  tuneDocument,
+} from '../tune/tune-report.js';
+import { recommendedScenarioYaml } from '../tune/write-scenario.js';
+
+const say = (line: string): void => void process.stderr.write(line + '\n');
+
+/** The flags of `tune`, as commander parses them. */
+export interface TuneFlags {
+  confirm: string;
+  out: string;
+  writeScenario?: string;
+  env?: string;
+}
+
+/** Sweeps the grid, confirms the best points if asked, writes the report, sets the exit code. */
+export async function tune(file: string, flags: TuneFlags): Promise<void> {
+  const k = Number(flags.confirm);
+  if (!Number.isInteger(k) || k < 0 || k > 20) {
+    throw new ConfigError(`--confirm must be an integer from 0 to 20; got "${flags.confirm}"`);
+  }
+  const spec = await loadTuneFile(file);
+  say(
+    `tune ${spec.name}: ${spec.grid.leaseMs.length * spec.grid.heartbeatFractions.length * spec.grid.extendTimesLease.length} points × ${spec.workload.jobs} jobs (${spec.handler.source})`,
+  );
+  const outcome = await sweep(spec, (p, i, n) => {
+    if ((i + 1) % 10 === 0 || i + 1 === n) say(`simulated ${i + 1}/${n} points`);
+    void p;
+  });
+  let confirmation: Confirmation[] = [];
+  if (k > 0) {
+    confirmation = await withEnvironment(flags.env, say, (env) =>
+      confirmPoints(spec, outcome, env, { k, log: say }),
+    );
+  }
+  const doc = tuneDocument(spec, outcome, confirmation);
+  await mkdir(flags.out, { recursive: true });
+  const jsonFile = join(flags.out, 'tune.json');
+  const htmlFile = join(flags.out, 'tune.html');
+  await writeFile(jsonFile, renderTuneJson(doc));
+  const echarts = await writeEchartsAsset(flags.out);
+  await writeFile(htmlFile, renderTuneHtml(doc, assetSrc(htmlFile, echarts)));
+  console.log(renderTuneTable(doc));
+  console.log('');
+  console.log(
+    `${doc.simulatedJobs} jobs simulated in ${(doc.wallMs / 1000).toFixed(1)}s ` +
+      `(${Math.round(doc.simulatedJobsPerSecond)} jobs/s); > recommended, * Pareto frontier`,
+  );
+  const recommended = outcome.points[outcome.recommended];
+  console.log(recommended === undefined ? 'no recommendation:' : 'recommended:');
+  for (const reason of outcome.reasons) console.log(`  - ${reason}`);
+  for (const c of confirmation) {
+    console.log(
+      `confirmed ${c.label} (point ${c.index + 1}, run at ×${fmt(c.timeScale)}): dup/1000 ` +
+        `${fmt(c.measured.duplicatesPer1000)} real vs ${fmt(c.simulated.duplicatesPer1000)} sim, ` +
+        `stall p50 ${fmt(c.measured.stallP50Ms)}ms vs ${fmt(c.simulated.stallP50Ms)}ms: ${c.verdict}`,
+    );
+  }
+  if (flags.writeScenario !== undefined && recommended !== undefined) {
+    await writeFile(flags.writeScenario, recommendedScenarioYaml(spec, recommended.result.point));
+    console.log(`scenario: ${flags.writeScenario}`);
+  }
+  console.log(`report: ${relative(process.cwd(), htmlFile) || htmlFile} (and tune.json)`);
+  process.exitCode = recommended === undefined || confirmation.some((c) => !c.agrees) ? 1 : 0;
+}
