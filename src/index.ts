@@ -97,7 +97,12 @@ export type {
 } from './worker/types.js';
 export { WorkerPool, type WorkerPoolOptions } from './pool/worker-pool.js';
 export { StartedWorker, type ReceivedEvent } from './pool/worker-process.js';
-export { prepareQueue, waitForDrain, unfinishedJobs } from './pool/queue-database.js';
+export {
+  prepareQueue,
+  waitForDrain,
+  unfinishedJobs,
+  type PrepareQueueOptions,
+} from './pool/queue-database.js';
 
 // Workloads: seeded randomness and handler-duration distributions.
 export { Random } from './random.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { parallelOption } from '../scale-out/parallelism.js';
+import { parallelOption } from './parallel-option.js';
 import type { ExploreFlags } from './explore-action.js';
 
 /** `leaseproof explore`: property-based search for a fault schedule that breaks a queue. */

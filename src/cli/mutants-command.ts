@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { parallelOption } from '../scale-out/parallelism.js';
+import { parallelOption } from './parallel-option.js';
 import type { MutantsFlags } from './mutants-action.js';
 
 /** `leaseproof mutants`: the curated suite against every known-bad variant; exit 0 only at 100 %. */

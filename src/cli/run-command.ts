@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { epsilonOption } from './epsilon-option.js';
-import { parallelOption } from '../scale-out/parallelism.js';
+import { parallelOption } from './parallel-option.js';
 import type { RunFlags } from './run-action.js';
 
 function withRunOptions(command: Command): Command {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { RunDatabase } from '../env/types.js';
-import type { JobSpec, QueueAdapter } from '../queue/types.js';
+import type { JobSpec, QueueAdapter, SetupContext } from '../queue/types.js';
+import { adapterDeadline, adapterLoadTimeoutMs } from '../queue/adapter-deadline.js';
 import { EFFECTS_DDL } from '../worker/effects.js';
 
 /** Runs `work` on a short-lived controller connection to the run database. */
@@ -21,16 +22,40 @@ export async function withRunClient<T>(
   }
 }
 
-/** Sets up the queue's schema and the harness's effects table, then enqueues `jobs`. */
+/** What `prepareQueue` does besides the adapter's setup and enqueue. */
+export interface PrepareQueueOptions {
+  /** Handed to the adapter's `setup` and `enqueue`: the run's lease, for a queue set per job. */
+  ctx?: SetupContext | undefined;
+  /**
+   * Runs after the schema and the effects table exist and before any job is enqueued (the
+   * history's audit trigger is installed here, so that every insert is on record).
+   */
+  beforeEnqueue?: ((client: pg.Client) => Promise<void>) | undefined;
+}
+
+/**
+ * Sets up the queue's schema and the harness's effects table, then enqueues `jobs`; returns
+ * their ids. The adapter's calls are bounded (`adapterLoadTimeoutMs`): a setup that hangs is an
+ * error naming the call, not a run that never starts.
+ */
 export async function prepareQueue(
   database: RunDatabase,
   adapter: QueueAdapter,
   jobs: JobSpec[],
+  options: PrepareQueueOptions = {},
 ): Promise<string[]> {
+  const { ctx, beforeEnqueue } = options;
   return withRunClient(database, async (client) => {
-    await adapter.setup(client);
+    const name = `queue adapter "${adapter.name}"`;
+    await adapterDeadline(adapter.setup(client, ctx), adapterLoadTimeoutMs(), `${name}: setup()`);
     await client.query(EFFECTS_DDL);
-    return jobs.length === 0 ? [] : adapter.enqueue(client, jobs);
+    await beforeEnqueue?.(client);
+    if (jobs.length === 0) return [];
+    return adapterDeadline(
+      adapter.enqueue(client, jobs, ctx),
+      adapterLoadTimeoutMs(),
+      `${name}: enqueue() of ${jobs.length} job(s)`,
+    );
   });
 }
 

@@ -5,7 +5,6 @@
  * beside others is admitted only while the runs under way are not starved (machine-room.ts), so
  * on a runner shared with other jobs the lanes thin out instead of costing verdicts.
  */
-import { Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.js';
@@ -70,12 +69,4 @@ export function parseParallel(text: string | undefined): number {
     );
   }
   return n;
-}
-
-/** The `--parallel <n>` flag, its help naming what runs side by side and the default here. */
-export function parallelOption(what: string): Option {
-  return new Option(
-    '--parallel <n>',
-    `${what} side by side (default ${defaultParallelism()}: ${RUNS_PER_CORE} per core)`,
-  );
 }
