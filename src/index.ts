@@ -84,6 +84,18 @@ export {
   type LoadQueueAdapterOptions,
 } from './adapters/load-adapter.js';
 export { adapterProblems, assertQueueAdapter } from './queue/validate-adapter.js';
+// Queues in other languages: a program answering the primitives protocol (docs/worker-protocol.md).
+export {
+  programQueue,
+  PRIMITIVES_PROTOCOL_VERSION,
+  type ProgramQueueOptions,
+} from './adapters/program/program-queue.js';
+export { pythonQueue, type PythonQueueOptions } from './adapters/program/python-queue.js';
+export {
+  ensurePythonEnvironment,
+  PYTHON_CLIENT_DIR,
+  type PythonInstallOptions,
+} from './env/python-install.js';
 export { workerBehaviourOf, REFERENCE_WORKER_BEHAVIOUR } from './queue/worker-behaviour.js';
 
 // Workers: real processes, controlled from here.

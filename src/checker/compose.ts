@@ -42,6 +42,13 @@ export function runCheckers(
   options: Partial<CheckOptions> = {},
 ): CompositeResult {
   const resolved = resolveOptions(options);
-  const results = checkers.map((checker) => runChecker(checker, history, resolved));
+  const unskewed = history.header.queueTerms?.unskewedClock;
+  const results = checkers.map((checker) => {
+    const result = runChecker(checker, history, resolved);
+    // A fault that never reached the queue's clock proves nothing: no `valid` from this run.
+    return unskewed !== undefined && result.valid === 'valid'
+      ? { ...result, valid: 'unknown' as const, why: unskewed }
+      : result;
+  });
   return { valid: composeVerdicts(results.map((r) => r.valid)), results, options: resolved };
 }

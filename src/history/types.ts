@@ -79,6 +79,12 @@ export interface QueueTermsRecord {
    * failed by plan stays failed. Absent: the queue retries.
    */
   retries?: false;
+  /**
+   * Why the run's clock skew never reached the queue's code (a worker program without
+   * libfaketime, `QueueAdapter.limits`): the run cannot show the queue survives a skewed clock,
+   * so no checker calls it valid — `unknown`, with this as why. Absent: the skew reached it.
+   */
+  unskewedClock?: string;
 }
 
 /** A row's lease as the audit trigger saw it, before or after a change. */

@@ -63,7 +63,9 @@ export class MaintenanceLoop {
     // rows on a loaded machine is not a lost connection.
     const timeoutMs = Math.max(1_000, 2 * ctx.lease.durationMs);
     const connection = new ResilientConnection(database.url, MAINTENANCE_APP, timeoutMs);
-    const loop = new MaintenanceLoop(maintenance, ctx, connection, intervalMs, onPass);
+    // A sweep in the queue's own code (a worker program) opens its connection by this name too.
+    const sweepCtx = { ...ctx, applicationName: MAINTENANCE_APP };
+    const loop = new MaintenanceLoop(maintenance, sweepCtx, connection, intervalMs, onPass);
     loop.schedule();
     return loop;
   }

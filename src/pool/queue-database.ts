@@ -44,7 +44,13 @@ export async function prepareQueue(
   jobs: JobSpec[],
   options: PrepareQueueOptions = {},
 ): Promise<string[]> {
-  const { ctx, beforeEnqueue } = options;
+  const { beforeEnqueue } = options;
+  // A queue whose code opens its own connections (a worker program) is told where and as whom.
+  const ctx = options.ctx && {
+    databaseUrl: database.url,
+    applicationName: 'leaseproof-controller',
+    ...options.ctx,
+  };
   return withRunClient(database, async (client) => {
     const name = `queue adapter "${adapter.name}"`;
     await adapterDeadline(adapter.setup(client, ctx), adapterLoadTimeoutMs(), `${name}: setup()`);

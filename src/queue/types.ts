@@ -41,6 +41,12 @@ export interface QueueContext {
    * variant can, and be caught.
    */
   workerNow(): number;
+  /**
+   * The URL this worker's queue connections use (its own Toxiproxy proxy). leaseproof's worker
+   * passes its connection as `db`; an adapter whose queue code opens connections of its own (a
+   * worker program in another language, `programQueue`) opens them here, named by `workerId`.
+   */
+  databaseUrl?: string;
 }
 
 /**
@@ -50,6 +56,13 @@ export interface QueueContext {
 export interface SetupContext {
   /** The run's lease settings, as the adapter's `leaseTerms` settled them. */
   lease: LeaseSettings;
+  /**
+   * The run database, directly (no proxy), for an adapter whose queue code opens connections of
+   * its own; `db` is a connection to it. Such a connection is named `applicationName`.
+   */
+  databaseUrl?: string;
+  /** The `application_name` such a connection must carry (the audit tells writers apart by it). */
+  applicationName?: string;
 }
 
 /**
@@ -208,6 +221,18 @@ export interface QueueAdapter {
   fail(db: SqlClient, claim: Claim, error: string, ctx: QueueContext): Promise<boolean>;
   /** Records progress of a long job: true when it committed (claim still held). */
   checkpoint?(db: SqlClient, claim: Claim, cursor: string, ctx: QueueContext): Promise<boolean>;
+  /**
+   * The database backend pid of the connection this adapter's last call ran on, for an adapter
+   * whose queue code uses connections of its own instead of `db` (`programQueue`). Absent: the
+   * worker reports `db`'s. The pid ties a worker's call to the write the audit recorded.
+   */
+  backendPid?(): number | undefined;
+  /**
+   * What this queue's code cannot be subjected to. `clockSkew: false`: the clock its code reads
+   * cannot be skewed (a worker program without libfaketime), so a run that skews a worker's
+   * clock cannot say the queue survived it — its `valid` verdicts read `unknown`, with why.
+   */
+  readonly limits?: { clockSkew?: false; reason?: string };
 }
 
 /** A queue with lease extension: the reference queue and its variants are ones. */

@@ -42,6 +42,7 @@ export function adapterProblems(value: unknown): string[] {
   const optional: [string, string][] = [
     ['extend', 'a function (db, claim, ctx) => Promise<boolean> (or absent: no lease extension)'],
     ['leaseTerms', 'a function (requested lease) => { lease, notes, rescaled }'],
+    ['backendPid', 'a function () => number | undefined'],
   ];
   for (const [method, expected] of optional) {
     if (value[method] !== undefined && typeof value[method] !== 'function') {
@@ -53,6 +54,13 @@ export function adapterProblems(value: unknown): string[] {
     problems.push(wrong('retries', value.retries, 'true or false (absent: true)'));
   }
   problems.push(...workerProblems(value.worker));
+  const limits = value.limits;
+  if (
+    limits !== undefined &&
+    (!isObject(limits) || (limits.clockSkew !== undefined && limits.clockSkew !== false))
+  ) {
+    problems.push(wrong('limits', limits, '{ clockSkew?: false, reason?: string }'));
+  }
   return problems;
 }
 

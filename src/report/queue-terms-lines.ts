@@ -23,6 +23,9 @@ export function queueTermsLines(terms: QueueTermsRecord | undefined): string[] {
         'attempts, I3 cannot judge the jobs that ended failed.',
     );
   }
+  if (terms.unskewedClock !== undefined) {
+    lines.push(`Clock skew not applied: ${terms.unskewedClock}; no invariant can be valid here.`);
+  }
   if (terms.maintenance !== undefined) {
     lines.push(
       `Background sweep every ${terms.maintenance.intervalMs}ms: ${terms.maintenance.description}.`,

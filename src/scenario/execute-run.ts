@@ -111,7 +111,9 @@ export async function executeRun(
     const workerIds = Array.from({ length: plan.workers }, (_, i) => `w${i + 1}`);
     // The lease the run uses: the scenario's, unless the queue states other terms (a lease in
     // whole seconds, a rescaled library constant), which the history then carries.
-    const terms = settleQueueTerms(adapter, plan.lease);
+    const skewsClock =
+      Object.keys(plan.clock ?? {}).length > 0 || plan.faults.some((f) => f.kind === 'clock');
+    const terms = settleQueueTerms(adapter, plan.lease, skewsClock);
     const lease = terms.lease;
     const recorder = await HistoryRecorder.start({
       database,
@@ -137,7 +139,11 @@ export async function executeRun(
       ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
     }));
     const rate = plan.enqueueRatePerSecond;
-    const setupCtx = { lease };
+    const setupCtx = {
+      lease,
+      databaseUrl: database.url,
+      applicationName: 'leaseproof-controller',
+    };
     const ids = await prepareAuditedQueue(
       database,
       adapter,

@@ -18,21 +18,32 @@ export interface SettledQueueTerms {
   record?: QueueTermsRecord;
 }
 
-/** Settles `adapter`'s terms for the scenario's `requested` lease. */
+/**
+ * Settles `adapter`'s terms for the scenario's `requested` lease. `skewsClock`: the run skews a
+ * worker's clock, which a queue whose clock cannot be skewed (`limits.clockSkew: false`) then
+ * never sees — the record says so, and the checkers cannot call such a run valid.
+ */
 export function settleQueueTerms(
   adapter: QueueAdapter,
   requested: LeaseSettings,
+  skewsClock = false,
 ): SettledQueueTerms {
   const terms = leaseTermsOf(adapter, requested);
   const extendsLease = hasLeaseExtension(adapter);
   const maintenance = adapter.maintenance;
   const retries = adapter.retries !== false;
+  const unskewedClock =
+    skewsClock && adapter.limits?.clockSkew === false
+      ? `this run skews a worker's clock, and queue "${adapter.name}" cannot be given it: ` +
+        (adapter.limits.reason ?? 'its code reads a clock leaseproof cannot skew')
+      : undefined;
   const plain =
     terms.notes.length === 0 &&
     terms.rescaled.length === 0 &&
     extendsLease &&
     maintenance === undefined &&
-    retries;
+    retries &&
+    unskewedClock === undefined;
   if (plain) return { lease: terms.lease };
   return {
     lease: terms.lease,
@@ -48,6 +59,7 @@ export function settleQueueTerms(
         },
       }),
       ...(!retries && { retries: false as const }),
+      ...(unskewedClock !== undefined && { unskewedClock }),
     },
   };
 }

@@ -1,4 +1,5 @@
 import FakeTimers from '@sinonjs/fake-timers';
+import { publishClockSkew } from '../queue/clock-skew-reading.js';
 import type { ClockSkew } from './types.js';
 
 /**
@@ -25,6 +26,11 @@ export class SkewedClock {
     this.driftSince = performance.now();
   }
 
+  /** The current skew in ms: the offset plus the drift accumulated since it was set. */
+  skewMs(): number {
+    return this.offsetMs + ((performance.now() - this.driftSince) * this.driftPpm) / 1e6;
+  }
+
   /** The real wall-clock time, unskewed. */
   real(): number {
     return this.realNow();
@@ -36,6 +42,8 @@ export class SkewedClock {
     const base = this.realNow();
     const t0 = performance.now();
     const clock = FakeTimers.withGlobal(globalThis).install({ toFake: ['Date'], now: base });
+    // Queue code with a clock of its own (a worker program) is skewed to match.
+    publishClockSkew(() => this.skewMs());
     Object.defineProperty(clock, 'now', {
       get: () => {
         const elapsed = performance.now() - t0;

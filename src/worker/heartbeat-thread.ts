@@ -28,6 +28,7 @@ const ctx: QueueContext = {
   workerId: config.workerId,
   lease: config.lease,
   workerNow: () => Date.now(),
+  databaseUrl: config.databaseUrl,
 };
 // Absent for a queue without lease extension: the core then only watches the lease run out.
 const extend = adapter.extend?.bind(adapter);
@@ -60,7 +61,7 @@ port.on('message', (message: ToHeartbeatThread) => {
         message.claimedAtAbs - performance.timeOrigin,
         // The main thread stops a claim by bumping the counter, without a message.
         () => Atomics.load(generation, 0) === message.generation,
-        () => connection.backendPid,
+        () => (adapter.backendPid ? adapter.backendPid() : connection.backendPid),
       );
       break;
     }

@@ -87,6 +87,7 @@ const ctx: QueueContext = {
   workerId: config.workerId,
   lease: config.lease,
   workerNow: () => Date.now(),
+  databaseUrl: config.databaseUrl,
 };
 let reconnecting = false;
 const queueConnection = new ResilientConnection(
@@ -118,7 +119,10 @@ const loop = new ClaimLoop({
       checkpoint: (claim: Claim, cursor: string) =>
         bounded('checkpoint', checkpoint(queueConnection, claim, cursor, ctx)),
     }),
-    backendPid: () => queueConnection.backendPid,
+    // An adapter with connections of its own (a worker program) knows which one a call used.
+    backendPid: adapter.backendPid
+      ? () => adapter.backendPid?.()
+      : () => queueConnection.backendPid,
   },
   heartbeat,
   watchdog: behaviour.watchdog,
