@@ -31,6 +31,12 @@ export interface ProgramQueueOptions {
   cwd?: string;
   /** Environment added to leaseproof's own. */
   env?: Readonly<Record<string, string>>;
+  /**
+   * `false`: do not skew the program's clock with libfaketime (a runtime it does not work for:
+   * Go reads the clock itself). Runs that skew a worker's clock then read `unknown`, saying why,
+   * as they do where libfaketime is not installed. Default: skew it when libfaketime is here.
+   */
+  clockSkew?: boolean;
 }
 
 // What `describe` answers.
@@ -59,7 +65,7 @@ export function programQueue(options: ProgramQueueOptions): () => Promise<QueueA
 
 async function makeProgramQueue(options: ProgramQueueOptions): Promise<QueueAdapter> {
   const label = `queue program "${options.command.join(' ')}"`;
-  const library = findLibfaketime();
+  const library = options.clockSkew === false ? undefined : findLibfaketime();
   const clock = library === undefined ? undefined : new ProgramClock(library);
   const program = new LineProgram({
     command: options.command,
@@ -127,7 +133,15 @@ async function makeProgramQueue(options: ProgramQueueOptions): Promise<QueueAdap
     description: described.description,
     audit: described.audit,
     ...(described.retries !== undefined && { retries: described.retries }),
-    ...(clock === undefined && { limits: { clockSkew: false, reason: NO_LIBFAKETIME } }),
+    ...(clock === undefined && {
+      limits: {
+        clockSkew: false,
+        reason:
+          options.clockSkew === false
+            ? 'its program is started without libfaketime (programQueue option clockSkew: false)'
+            : NO_LIBFAKETIME,
+      },
+    }),
     backendPid: () => lastPid,
     async setup(_db, ctx) {
       await call(

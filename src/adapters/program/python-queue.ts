@@ -11,6 +11,8 @@ export interface PythonQueueOptions {
   env?: Readonly<Record<string, string>>;
   /** Project root holding `.tools/python` (default: the current directory). */
   projectRoot?: string;
+  /** See `ProgramQueueOptions.clockSkew`. */
+  clockSkew?: boolean;
 }
 
 /**
@@ -34,6 +36,7 @@ export function pythonQueue(
       return programQueue({
         command: [python, resolve(script), ...(options.args ?? [])],
         env: { PYTHONPATH: path, PYTHONUNBUFFERED: '1', ...options.env },
+        ...(options.clockSkew !== undefined && { clockSkew: options.clockSkew }),
       })();
     })());
 }
