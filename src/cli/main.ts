@@ -16,6 +16,7 @@ import { checkCommand } from './check-command.js';
 import { exploreCommand } from './explore-command.js';
 import { mutantsCommand } from './mutants-command.js';
 import { mergeCommand } from './merge-command.js';
+import { conformCommand } from './conform-command.js';
 import { runCommand, suiteCommand } from './run-command.js';
 import { listCommand } from './list-command.js';
 import { LeaseproofError, describeError } from '../errors.js';
@@ -60,6 +61,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   program.addCommand(tuneCommand());
   program.addCommand(replayCommand());
   program.addCommand(mergeCommand());
+  program.addCommand(conformCommand());
   reportUsageErrors(program);
   return program;
 }

@@ -125,6 +125,7 @@ describe('beforeAction (where the CLI registers tsx)', () => {
     tune: ['tune', missing],
     replay: ['replay', missing],
     merge: ['merge', missing],
+    conform: ['conform', '--queue', 'reference', '--env', 'no-such-provider'],
   };
 
   it('has a command line here for every verb', () => {

@@ -116,9 +116,11 @@ async function makeProgramQueue(options: ProgramQueueOptions): Promise<QueueAdap
       ...more,
     };
   };
-  // The program is killed if a call outlives its statement timeout by this much: a stuck
-  // connection is then gone before the worker's own bound on the call turns it into `info`.
-  const callBound = (ctx: QueueContext) => ctx.lease.durationMs + 500;
+  // A call is bounded like one statement on leaseproof's own connection (the statement timeout,
+  // the lease's length): past it the answer is `info` and the program is killed, its connection
+  // stuck behind a cut network. A longer bound would hold a heartbeat's verdict on a lost claim
+  // later than leaseproof's own worker holds it.
+  const callBound = (ctx: QueueContext) => ctx.lease.durationMs;
   const held = (op: string) => (value: unknown) => {
     if (typeof value !== 'boolean') {
       throw new AdapterError(
