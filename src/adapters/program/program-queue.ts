@@ -86,9 +86,15 @@ async function makeProgramQueue(options: ProgramQueueOptions): Promise<QueueAdap
     boundMs: number,
   ): Promise<LineAnswer['ok']> => {
     clock?.set(currentClockSkewMs());
-    const reply = await program.request(request, boundMs);
-    if (reply.pid !== undefined) lastPid = reply.pid;
-    return reply.ok;
+    try {
+      const reply = await program.request(request, boundMs);
+      if (reply.pid !== undefined) lastPid = reply.pid;
+      warm = true;
+      return reply.ok;
+    } catch (error) {
+      warm = false;
+      throw error;
+    }
   };
   const setupConn = (ctx: SetupContext | undefined, what: string) => {
     if (ctx?.databaseUrl === undefined) {
@@ -116,11 +122,15 @@ async function makeProgramQueue(options: ProgramQueueOptions): Promise<QueueAdap
       ...more,
     };
   };
-  // A call is bounded like one statement on leaseproof's own connection (the statement timeout,
-  // the lease's length): past it the answer is `info` and the program is killed, its connection
-  // stuck behind a cut network. A longer bound would hold a heartbeat's verdict on a lost claim
-  // later than leaseproof's own worker holds it.
-  const callBound = (ctx: QueueContext) => ctx.lease.durationMs;
+  // A call is bounded as a call on leaseproof's own connection is: one statement timeout (the
+  // lease's length) on a warm connection; connecting first (a fresh program, or one whose last
+  // call failed and dropped its connection) adds a connect bounded the same, and a program's
+  // start-up a second. Past it the answer is `info` and the program is killed, its connection
+  // stuck behind a cut network. A longer bound on a warm call would let a heartbeat learn of a
+  // lost claim later than leaseproof's own worker does.
+  let warm = false;
+  const callBound = (ctx: QueueContext) =>
+    warm ? ctx.lease.durationMs : 2 * ctx.lease.durationMs + 1_000;
   const held = (op: string) => (value: unknown) => {
     if (typeof value !== 'boolean') {
       throw new AdapterError(

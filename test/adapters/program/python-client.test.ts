@@ -109,4 +109,28 @@ describe('programQueue: a program that describes itself wrongly', () => {
   it('an empty command is misuse, said at once', () => {
     expect(() => programQueue({ command: [] })).toThrow(/`command` must be a non-empty array/);
   });
+
+  it('bounds a call like a statement on a warm connection, and allows a connect on a cold one', async () => {
+    // Every claim takes 500 ms: within a cold call's bound (2 × 300 + 1000 ms), past a warm one's.
+    const file = join(tmpdir(), `leaseproof-slow-${process.pid}.cjs`);
+    await writeFile(
+      file,
+      `require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+         const r = JSON.parse(l);
+         const ok = r.op === 'describe' ? { protocol: 1, name: 'slow', audit: {}, ops: [] } : null;
+         setTimeout(() => process.stdout.write(JSON.stringify({ id: r.id, ok }) + '\\n'), r.op === 'describe' ? 0 : 500);
+       });`,
+    );
+    const adapter = await programQueue({ command: [process.execPath, file] })();
+    const ctx = {
+      workerId: 'w1',
+      lease: { durationMs: 300, heartbeatMs: 100, extendByMs: 300, pollMs: 20 },
+      workerNow: () => Date.now(),
+      databaseUrl: 'postgres://unused',
+    };
+    const db = { query: () => Promise.reject(new Error('unused')) };
+    await expect(adapter.claim(db, ctx)).resolves.toBeUndefined();
+    await expect(adapter.claim(db, ctx)).rejects.toThrow(/no answer to "claim" within 300 ms/);
+    await expect(adapter.claim(db, ctx)).resolves.toBeUndefined();
+  });
 });
