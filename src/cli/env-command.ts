@@ -12,7 +12,7 @@ import { untilShutdown } from './with-environment.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
-/** `leaseproof env up | status | down | install-toxiproxy`. */
+/** `leaseproof env up | status | down | install-toxiproxy | install-python`. */
 export function envCommand(): Command {
   const env = new Command('env').description(
     'start, inspect and stop the servers a run needs (PostgreSQL + Toxiproxy)',
@@ -78,6 +78,17 @@ export function envCommand(): Command {
     .action(async () => {
       const binary = await ensureToxiproxyServer({ log: say });
       say(`toxiproxy-server: ${binary.path} (${binary.source})`);
+    });
+
+  env
+    .command('install-python')
+    .description(
+      "make .tools/python, the Python environment of worker programs (leaseproof's client and " +
+        'its pinned requirements; no-op when it is current)',
+    )
+    .action(async () => {
+      const { ensurePythonEnvironment } = await import('../env/python-install.js');
+      say(`python: ${await ensurePythonEnvironment({ log: say })}`);
     });
 
   return env;

@@ -58,9 +58,13 @@ export async function ensurePythonEnvironment(options: PythonInstallOptions = {}
       undefined,
     );
     await writeFile(join(stage, STAMP), requirements);
+    // Another process may have made it meanwhile, and programs may be running from it: a current
+    // environment is never replaced, only a stale one.
+    if ((await readFile(join(target, STAMP), 'utf8').catch(() => undefined)) === requirements) {
+      return python;
+    }
     await rm(target, { recursive: true, force: true });
     await rename(stage, target).catch(async (error: unknown) => {
-      // Another process finished first; its environment is as good as this one.
       if ((await readFile(join(target, STAMP), 'utf8').catch(() => undefined)) !== requirements) {
         throw error;
       }

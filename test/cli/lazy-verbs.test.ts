@@ -116,6 +116,8 @@ describe('beforeAction (where the CLI registers tsx)', () => {
     'env down': ['env', 'down'],
     // Its action may build toxiproxy-server (minutes): not run here.
     'env install-toxiproxy': undefined,
+    // Its action may make a Python environment with pip (a minute): not run here.
+    'env install-python': undefined,
     check: ['check', missing],
     run: ['run', 'no-such-scenario'],
     suite: ['suite', missing],
