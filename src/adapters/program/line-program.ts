@@ -113,6 +113,9 @@ export class LineProgram {
       cwd: this.spec.cwd,
       env: { ...process.env, ...this.spec.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      // A session of its own, as every worker's: a terminal's Ctrl-C signals the foreground process
+      // group, and must not kill the controller's program under its orderly stop.
+      detached: true,
     });
     this.child = child;
     this.tail = [];

@@ -24,6 +24,9 @@ describe('LineProgram', () => {
     );
     expect(answers.map((a) => (a.ok as { echo: number }).echo)).toEqual([1, 2, 3]);
     expect(answers.every((a) => a.pid === 77)).toBe(true);
+    // In a process group (and session) of its own: a terminal's Ctrl-C does not reach it.
+    const child = (answers[0]?.ok as { pid: number }).pid;
+    expect(() => process.kill(-child, 0)).not.toThrow();
     program.stop();
     program.stop(); // idempotent
     await expect(program.request({ op: 'echo' }, 1_000)).rejects.toThrow(/echo was stopped/);
