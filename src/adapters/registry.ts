@@ -3,6 +3,7 @@ import { referenceQueue } from '../queue/reference-queue.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
 import { pgBossQueue } from './pg-boss.js';
 import { graphileWorkerQueue } from './graphile-worker.js';
+import { pgqueuerQueue } from './pgqueuer.js';
 
 /**
  * Real queue libraries, driven through their own code (`src/adapters/`). Their packages are
@@ -11,6 +12,7 @@ import { graphileWorkerQueue } from './graphile-worker.js';
 export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
   pgBossQueue,
   graphileWorkerQueue,
+  pgqueuerQueue,
 ]);
 
 /**

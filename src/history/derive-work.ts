@@ -112,10 +112,13 @@ function resolve(
     return claim;
   }
   // Holders that are worker ids say nothing about which claim a token names: the worker's
-  // latest claim on the job is the one.
+  // latest claim on the job is the one. So for a holder a worker keeps on all its jobs at once
+  // (pgqueuer's queue manager id): the token names the worker, the job names the claim.
   for (let k = job.claims.length - 1; k >= 0; k -= 1) {
     const c = job.claims[k]!;
-    if (c.worker === worker && c.holder === worker && c.grantT <= t) return c;
+    if (c.worker === worker && (c.holder === worker || c.holder === token) && c.grantT <= t) {
+      return c;
+    }
   }
   return null;
 }

@@ -5,6 +5,8 @@ import type { ClockSkew, WorkerConfig } from '../worker/types.js';
 import { EnvironmentError } from '../errors.js';
 import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { StartedWorker, type ReceivedEvent } from './worker-process.js';
+import { stdioLinesTransport } from './stdio-lines-transport.js';
+import type { WorkerTransport } from './worker-transport.js';
 
 /** What a pool of workers runs against. */
 export interface WorkerPoolOptions {
@@ -47,6 +49,8 @@ export class WorkerPool implements AsyncDisposable {
     /** Their proxies, in the same order. */
     readonly proxies: DatabaseProxy[],
     private readonly options: WorkerPoolOptions,
+    /** How workers are started: leaseproof's Node worker when undefined. */
+    private readonly transport: WorkerTransport | undefined,
   ) {}
 
   /** Creates the proxies and starts the workers (in parallel); on a failure stops what started. */
@@ -57,10 +61,15 @@ export class WorkerPool implements AsyncDisposable {
         : options.queue;
     // Loaded here once first, so a broken adapter file is one clear AdapterError from the
     // controller rather than N workers failing the same way.
-    await loadQueueAdapter(queue);
+    const adapter = await loadQueueAdapter(queue);
+    // Native mode: the library's own loop, in a program of its own, over JSON lines.
+    const transport =
+      adapter.native === undefined
+        ? undefined
+        : stdioLinesTransport(await adapter.native.program());
     const workers: StartedWorker[] = [];
     const proxies: DatabaseProxy[] = [];
-    const pool = new WorkerPool(workers, proxies, options);
+    const pool = new WorkerPool(workers, proxies, options, transport);
     try {
       for (let i = 0; i < options.workers; i += 1) {
         proxies.push(await options.env.createProxy(`w${i + 1}`));
@@ -76,7 +85,11 @@ export class WorkerPool implements AsyncDisposable {
             clock: options.clock?.(i),
           };
           pool.configs.set(config.workerId, config);
-          return StartedWorker.start({ runId: options.env.runId, config });
+          return StartedWorker.start({
+            runId: options.env.runId,
+            config,
+            ...(transport !== undefined && { transport }),
+          });
         }),
       );
       for (const result of started) if (result.status === 'fulfilled') workers.push(result.value);
@@ -140,7 +153,11 @@ export class WorkerPool implements AsyncDisposable {
       );
     }
     await old.stop();
-    const worker = await StartedWorker.start({ runId: this.options.env.runId, config });
+    const worker = await StartedWorker.start({
+      runId: this.options.env.runId,
+      config,
+      ...(this.transport !== undefined && { transport: this.transport }),
+    });
     this.replaced.push(old);
     this.workers[index] = worker;
     // A fresh worker replacing a crashed one starts claiming as soon as it is ready.
@@ -157,13 +174,16 @@ export class WorkerPool implements AsyncDisposable {
 
   /**
    * All events of all workers (replaced ones included), ordered by the controller's receive
-   * time. Throws if a worker broke the wire format: its events cannot be believed, and a history
-   * missing them would be judged as if it were whole.
+   * time. Throws if a worker broke the wire format (its events cannot be believed, and a history
+   * missing them would be judged as if it were whole) or exited without the controller ending it
+   * (what followed is not the scenario's run).
    */
   events(): ReceivedEvent[] {
     const all = [...this.replaced, ...this.workers];
     const broken = all.find((w) => w.brokenWireFormat !== undefined)?.brokenWireFormat;
     if (broken !== undefined) throw broken;
+    const ended = all.find((w) => w.exitedByItself !== undefined)?.exitedByItself;
+    if (ended !== undefined) throw ended;
     return all.flatMap((w) => w.events).sort((a, b) => a.receivedAt - b.receivedAt);
   }
 

@@ -60,6 +60,9 @@ export class StartedWorker extends EventEmitter<{
   private stopping: Promise<void> | undefined;
   private readonly stderrTail: string[] = [];
   private wireError: Error | undefined;
+  /** Set when the controller itself ends the process (a crash fault, a stop). */
+  private ending = false;
+  private ownExit: Error | undefined;
   private record: ProcessRecord;
 
   private constructor(
@@ -106,6 +109,15 @@ export class StartedWorker extends EventEmitter<{
     });
     link.onExit((code, signal) => {
       this.exited = true;
+      if (!this.ending && this.wireError === undefined) {
+        // Nobody ended it: its own loop gave up (an uncaught error, a library's loop that ends
+        // on a lost connection). What follows is not the run the scenario describes.
+        this.ownExit = new EnvironmentError(
+          `worker ${workerId} (${link.pid}) exited by itself (code ${String(code)}, signal ` +
+            `${String(signal)}) before the run ended` +
+            (this.stderrTail.length === 0 ? '' : `:\n${this.stderrTail.slice(-12).join('\n')}`),
+        );
+      }
       unguardChild(link.pid);
       void forgetProcess(this.record);
       this.emit('exit', code, signal);
@@ -157,6 +169,14 @@ export class StartedWorker extends EventEmitter<{
    */
   get brokenWireFormat(): Error | undefined {
     return this.wireError;
+  }
+
+  /**
+   * Why this worker's run cannot be judged because its process ended without the controller
+   * ending it (no crash fault, no stop), if it did: a harness or library failure, not a verdict.
+   */
+  get exitedByItself(): Error | undefined {
+    return this.ownExit;
   }
 
   /** Whether the process is still running (or stopped by a signal, but alive). */
@@ -250,6 +270,7 @@ export class StartedWorker extends EventEmitter<{
   /** SIGKILL: a crash. Resolves when the process is gone. */
   async kill(): Promise<void> {
     if (this.exited) return;
+    this.ending = true;
     const gone = new Promise<void>((resolve) => this.once('exit', () => resolve()));
     this.signal('SIGKILL');
     await gone;
@@ -276,6 +297,7 @@ export class StartedWorker extends EventEmitter<{
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping ??= (async () => {
+      this.ending = true;
       if (!this.exited) {
         const gone = new Promise<void>((resolve) => {
           if (this.exited) resolve();

@@ -175,6 +175,32 @@ export interface WorkerBehaviour {
   watchdog: boolean | 'between-jobs';
 }
 
+/** A worker program that runs a queue library's own worker loop (native mode). */
+export interface NativeProgram {
+  /** The executable and its arguments (no shell: signals must reach the worker itself). */
+  command: string[];
+  /** Environment added to leaseproof's own. */
+  env?: Record<string, string>;
+  /** Working directory (default: the current one). */
+  cwd?: string;
+}
+
+/**
+ * Native mode: the library's **own** worker loop runs — its fetch, heartbeat, completion and
+ * rescue — in a program speaking the worker wire format as JSON lines over stdin/stdout
+ * (`docs/worker-wire-format.md`), with leaseproof's handler plan as its handler. leaseproof's
+ * loop and this adapter's primitives are not used by its workers; the controller still calls
+ * `setup`, `enqueue` and `teardown`, and the audit stays the ground truth.
+ */
+export interface NativeLoop {
+  /** One sentence: which library loop runs, and how it is configured for the run. */
+  description: string;
+  /** Whether the library's loop extends a held lease (heartbeats); false: I7 and I9 cannot judge. */
+  extendsLease: boolean;
+  /** The program, resolved once per process (a toolchain may be installed on first need). */
+  program(): Promise<NativeProgram>;
+}
+
 /** A queue under test. */
 export interface QueueAdapter {
   /** Name in reports (`reference`, `unconditional-ack`, or the user's). */
@@ -233,6 +259,11 @@ export interface QueueAdapter {
    * clock cannot say the queue survived it — its `valid` verdicts read `unknown`, with why.
    */
   readonly limits?: { clockSkew?: false; reason?: string };
+  /**
+   * Native mode (see `NativeLoop`): workers run the library's own loop, not leaseproof's. An
+   * adapter with `native` may leave its primitives refusing with an `AdapterError`.
+   */
+  readonly native?: NativeLoop;
 }
 
 /** A queue with lease extension: the reference queue and its variants are ones. */

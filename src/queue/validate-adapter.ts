@@ -10,6 +10,7 @@ const METHODS: Readonly<Record<string, string>> = {
   ack: '(db, claim, ctx) => Promise<boolean>',
   fail: '(db, claim, error, ctx) => Promise<boolean>',
 };
+const PRIMITIVES = ['claim', 'ack', 'fail'];
 const AUDIT_EXPRESSIONS = ['jobId', 'holder', 'deadline', 'state'] as const;
 
 /**
@@ -25,7 +26,12 @@ export function adapterProblems(value: unknown): string[] {
     problems.push(wrong('description', value.description, 'a non-empty string (one sentence)'));
   }
   problems.push(...auditProblems(value.audit));
+  problems.push(...nativeProblems(value.native));
   for (const [method, signature] of Object.entries(METHODS)) {
+    // A native adapter's workers run the library's own loop: its primitives may be absent.
+    if (value.native !== undefined && PRIMITIVES.includes(method) && value[method] === undefined) {
+      continue;
+    }
     if (typeof value[method] !== 'function') {
       problems.push(wrong(method, value[method], `a function ${signature}`));
     }
@@ -164,4 +170,22 @@ function describeValue(value: unknown): string {
     default:
       return `a ${typeof value}`;
   }
+}
+
+function nativeProblems(native: unknown): string[] {
+  if (native === undefined) return [];
+  const expected =
+    '{ description: string, extendsLease: boolean, program(): Promise<{ command }> }';
+  if (!isObject(native)) return [wrong('native', native, expected)];
+  const problems: string[] = [];
+  if (!isText(native.description)) {
+    problems.push(wrong('native.description', native.description, 'a non-empty string'));
+  }
+  if (typeof native.extendsLease !== 'boolean') {
+    problems.push(wrong('native.extendsLease', native.extendsLease, 'true or false'));
+  }
+  if (typeof native.program !== 'function') {
+    problems.push(wrong('native.program', native.program, 'a function () => Promise<{ command }>'));
+  }
+  return problems;
 }

@@ -29,7 +29,8 @@ export function settleQueueTerms(
   skewsClock = false,
 ): SettledQueueTerms {
   const terms = leaseTermsOf(adapter, requested);
-  const extendsLease = hasLeaseExtension(adapter);
+  // A native worker runs the library's own loop: whether it heartbeats is the library's word.
+  const extendsLease = adapter.native?.extendsLease ?? hasLeaseExtension(adapter);
   const maintenance = adapter.maintenance;
   const retries = adapter.retries !== false;
   const unskewedClock =

@@ -1,0 +1,94 @@
+"""pgqueuer's own worker loop as a leaseproof native worker.
+
+``QueueManager.run`` does everything: its dequeue statement picks queued jobs and re-picks
+``picked`` ones whose ``heartbeat`` is older than ``heartbeat_timeout``; a ``Heartbeat`` task
+per job sends ``UPDATE … SET heartbeat = NOW()`` every ``heartbeat_timeout / 2`` through a
+buffer flushed every ``heartbeat_timeout / 8``; a finished job's row is deleted through the
+status-log buffer, all on one asyncpg connection. The handler is leaseproof's plan. The run's lease is the heartbeat timeout;
+the poll interval is the dequeue timeout. ``on_failure="hold"``: a failed job stays in the
+table as ``failed`` (the default deletes it, which the audit could not tell from a completion);
+pgqueuer does not retry a failed job by itself.
+
+``python -m leaseproof_client.targets.pgqueuer_native --print-sql`` prints the install and
+enqueue statements of this pgqueuer version as JSON, for leaseproof's controller.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import timedelta
+from typing import Any
+
+from leaseproof_client.native import NativeWorker, run_native
+
+ENTRYPOINT = "leaseproof"
+
+
+class PgqueuerTarget:
+    def __init__(self) -> None:
+        self.connection: Any = None
+        self.qm: Any = None
+
+    async def prepare(self, worker: NativeWorker) -> None:
+        import asyncpg
+        from pgqueuer import QueueManager
+        from pgqueuer.adapters.persistence.queries import Queries
+        from pgqueuer.db import AsyncpgDriver
+
+        # asyncpg, pgqueuer's first driver. (Its psycopg driver serves LISTEN and every statement
+        # on one connection, and its notification reader holds that connection for up to 1 s at
+        # a time: with a lease of a second or two, heartbeats and completions wait past it.)
+        self.connection = await asyncpg.connect(
+            worker.database_url, server_settings={"application_name": worker.worker_id}
+        )
+        self.qm = QueueManager(Queries(AsyncpgDriver(self.connection)))
+        qm = self.qm
+
+        @qm.entrypoint(ENTRYPOINT, on_failure="hold")
+        async def handle(job: Any) -> None:
+            payload = json.loads(job.payload or b"{}")
+            await worker.run_job(str(job.id), str(qm.queue_manager_id), job.attempts + 1, payload)
+
+    async def run(self, worker: NativeWorker) -> None:
+        lease = worker.lease
+        # The smallest batch pgqueuer allows with a cap: max_concurrent_tasks >= 2 x batch_size.
+        await self.qm.run(
+            dequeue_timeout=timedelta(milliseconds=lease["pollMs"]),
+            batch_size=1,
+            max_concurrent_tasks=2,
+            heartbeat_timeout=timedelta(milliseconds=lease["durationMs"]),
+        )
+
+    async def stop(self, worker: NativeWorker) -> None:
+        if self.qm is not None:
+            self.qm.shutdown.set()
+
+
+def print_sql() -> None:
+    from pgqueuer.adapters.persistence.qb import QueryBuilderEnvironment, QueryQueueBuilder
+    import pgqueuer
+
+    print(
+        json.dumps(
+            {
+                "version": getattr(pgqueuer, "__version__", None) or _version(),
+                "install": QueryBuilderEnvironment().build_install_query(),
+                "enqueue": QueryQueueBuilder().build_enqueue_query(),
+                "entrypoint": ENTRYPOINT,
+            }
+        )
+    )
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("pgqueuer")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--print-sql"]:
+        print_sql()
+    else:
+        run_native(PgqueuerTarget)

@@ -1,0 +1,19 @@
+import { AdapterError } from './adapter-error.js';
+import type { QueueAdapter } from './types.js';
+
+/**
+ * The primitives of a queue that runs only in native mode (its library's own loop claims,
+ * heartbeats and completes; nothing exposes those steps one by one): each refuses with an
+ * `AdapterError` that says so, for a caller that drives primitives (`leaseproof conform`, a
+ * user's own loop) — never a silent no-op that would look like a queue.
+ */
+export function nativeOnlyPrimitives(name: string): Pick<QueueAdapter, 'claim' | 'ack' | 'fail'> {
+  const refuse = (op: string) => (): Promise<never> =>
+    Promise.reject(
+      new AdapterError(
+        `queue "${name}" runs only in native mode (its library's own worker loop): it has no ` +
+          `${op} primitive for leaseproof's loop to call`,
+      ),
+    );
+  return { claim: refuse('claim'), ack: refuse('ack'), fail: refuse('fail') };
+}
