@@ -66,6 +66,87 @@ export async function installAuditTrigger(
          FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
     ].join(';\n'),
   );
+  if (audit.liveness !== undefined) {
+    await installLivenessTrigger(client, audit, table, auditTable, `${fn}_liveness`);
+  }
+}
+
+/**
+ * The second trigger of a queue whose lease is kept alive in another table
+ * (`AuditDescription.liveness`): on every update of a liveness row that moves its deadline, one
+ * audit row per job it holds — an `update` of that job, same holder and state, from the old
+ * deadline to the new one, written by the connection that wrote the heartbeat. To the history
+ * it is the extension it is.
+ */
+async function installLivenessTrigger(
+  client: SqlClient,
+  audit: AuditDescription,
+  table: string,
+  auditTable: string,
+  fn: string,
+): Promise<void> {
+  const liveness = audit.liveness!;
+  const livenessTable = await qualifiedTableName(client, liveness.table);
+  const problem = (what: string, expression: string, error: unknown) =>
+    new AuditDescriptionError(
+      `audit description: the liveness ${what} \`${expression}\` does not evaluate over ` +
+        `${audit.table} r and ${liveness.table} l: ${messageOf(error)}`,
+      { cause: error },
+    );
+  try {
+    await client.query(
+      `SELECT (\n${liveness.holds}\n)::boolean AS v FROM ${table} r, ${livenessTable} l
+        WHERE $1::boolean LIMIT 0`,
+      [false],
+    );
+  } catch (error) {
+    throw problem('condition', liveness.holds, error);
+  }
+  try {
+    await client.query(
+      `SELECT (\n${liveness.deadline}\n)::timestamptz AS v FROM ${livenessTable} l
+        WHERE $1::boolean LIMIT 0`,
+      [false],
+    );
+  } catch (error) {
+    throw problem('deadline', liveness.deadline, error);
+  }
+  const { expressions } = audit;
+  const text = `
+#variable_conflict use_column
+DECLARE
+  r ${table}%ROWTYPE;
+  l ${livenessTable}%ROWTYPE;
+  lp_job text; lp_holder text; lp_state text;
+  lp_old_deadline timestamptz; lp_new_deadline timestamptz;
+BEGIN
+  l := OLD;
+  lp_old_deadline := (\n${liveness.deadline}\n)::timestamptz;
+  l := NEW;
+  lp_new_deadline := (\n${liveness.deadline}\n)::timestamptz;
+  IF lp_old_deadline IS NOT DISTINCT FROM lp_new_deadline THEN
+    RETURN NULL;
+  END IF;
+  FOR r IN SELECT * FROM ${table} r WHERE (\n${liveness.holds}\n) LOOP
+    lp_job := (\n${expressions.jobId}\n)::text;
+    lp_holder := (\n${expressions.holder}\n)::text;
+    lp_state := (\n${expressions.state}\n)::text;
+    INSERT INTO ${auditTable}
+      (op, job_id, old_holder, old_deadline, old_state, new_holder, new_deadline, new_state)
+    VALUES ('update', lp_job, lp_holder, lp_old_deadline, lp_state,
+            lp_holder, lp_new_deadline, lp_state);
+  END LOOP;
+  RETURN NULL;
+END`;
+  const tag = dollarTag(text);
+  await client.query(
+    [
+      `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS ${tag}${text}\n${tag}`,
+      `DROP TRIGGER IF EXISTS ${AUDIT_TRIGGER} ON ${livenessTable}`,
+      `CREATE TRIGGER ${AUDIT_TRIGGER} AFTER UPDATE ON ${livenessTable}
+         FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+    ].join(';\n'),
+  );
 }
 
 /** The table as `schema.name`, quoted: workers' sessions resolve it whatever their search_path. */

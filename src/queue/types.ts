@@ -153,6 +153,26 @@ export interface AuditDescription {
   };
   /** Whether completing a job updates its row (to state 'completed') or deletes it. */
   completion: 'update' | 'delete';
+  /**
+   * Where the lease is kept alive, when not in the job's row: procrastinate's workers heartbeat
+   * in a row of their own (`procrastinate_workers.last_heartbeat`), and a job's deadline is its
+   * worker's heartbeat plus the stalled timeout. A heartbeat then changes no job row, so a second
+   * trigger on this table records, for every job the changed row holds, the deadline it moved.
+   */
+  liveness?: AuditLiveness;
+}
+
+/** See `AuditDescription.liveness`. */
+export interface AuditLiveness {
+  /** The table whose rows keep leases alive (schema-qualified if need be). */
+  table: string;
+  /**
+   * A SQL condition over a job row `r` and a liveness row `l`: the held jobs whose lease `l`
+   * keeps alive (e.g. `r.worker_id = l.id AND r.status = 'doing'`).
+   */
+  holds: string;
+  /** The deadline, as timestamptz, of the jobs `l` holds, over `l` alone. */
+  deadline: string;
 }
 
 /**

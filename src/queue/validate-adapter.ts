@@ -107,6 +107,26 @@ function auditProblems(audit: unknown): string[] {
   if (audit.completion !== 'update' && audit.completion !== 'delete') {
     problems.push(wrong('audit.completion', audit.completion, "'update' or 'delete'"));
   }
+  const { liveness } = audit;
+  if (liveness !== undefined) {
+    if (!isObject(liveness)) {
+      problems.push(wrong('audit.liveness', liveness, '{ table, holds, deadline }'));
+    } else {
+      if (!isText(liveness.table)) {
+        problems.push(wrong('audit.liveness.table', liveness.table, 'the table name'));
+      }
+      if (!isText(liveness.holds)) {
+        problems.push(
+          wrong('audit.liveness.holds', liveness.holds, 'a SQL condition over `r` and `l`'),
+        );
+      }
+      if (!isText(liveness.deadline)) {
+        problems.push(
+          wrong('audit.liveness.deadline', liveness.deadline, 'a SQL expression over `l`'),
+        );
+      }
+    }
+  }
   return problems;
 }
 

@@ -8,6 +8,7 @@ import type { AuditEvent } from '../../src/history/types.js';
 import { loadQueueAdapter } from '../../src/adapters/load-adapter.js';
 import { referenceQueue } from '../../src/queue/reference-queue.js';
 import type { QueueAdapter } from '../../src/queue/types.js';
+import { nativeOnlyPrimitives } from '../../src/queue/native-only.js';
 import { LEASE, context, openQueueDb, transaction } from '../queue/queue-db.js';
 import deleteQueue from './fixtures/delete-queue.js';
 import { millis, openAuditedDb } from './support/audited-db.js';
@@ -287,5 +288,98 @@ describe('a bad audit description', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+/**
+ * A queue shaped like procrastinate: a job row says which worker holds it, and the worker's own
+ * row keeps the lease alive (`last_heartbeat` + 1 s). Only setup and enqueue are used here.
+ */
+const livenessQueue: QueueAdapter = {
+  name: 'liveness',
+  description: 'A test queue whose lease lives in its workers’ heartbeat rows.',
+  audit: {
+    table: 'lv_jobs',
+    expressions: {
+      jobId: 'r.id::text',
+      holder: "CASE WHEN r.status = 'doing' THEN r.worker_id::text END",
+      deadline: `CASE WHEN r.status = 'doing' THEN (SELECT w.last_heartbeat FROM lv_workers w
+        WHERE w.id = r.worker_id) + interval '1 second' END`,
+      state:
+        "CASE r.status WHEN 'doing' THEN 'held' WHEN 'done' THEN 'completed' ELSE 'pending' END",
+    },
+    completion: 'update',
+    liveness: {
+      table: 'lv_workers',
+      holds: "r.worker_id = l.id AND r.status = 'doing'",
+      deadline: "l.last_heartbeat + interval '1 second'",
+    },
+  },
+  ...nativeOnlyPrimitives('liveness'),
+  async setup(db) {
+    await db.query(`CREATE TABLE lv_workers (id int PRIMARY KEY, last_heartbeat timestamptz NOT NULL);
+      CREATE TABLE lv_jobs (id bigserial PRIMARY KEY, status text NOT NULL DEFAULT 'todo',
+        worker_id int REFERENCES lv_workers(id) ON DELETE SET NULL)`);
+  },
+  async teardown(db) {
+    await db.query('DROP TABLE IF EXISTS lv_jobs, lv_workers');
+  },
+  async enqueue(db, jobs) {
+    const { rows } = await db.query<{ id: string }>(
+      'INSERT INTO lv_jobs SELECT FROM generate_series(1, $1::int) RETURNING id::text AS id',
+      [jobs.length],
+    );
+    return rows.map((r) => r.id);
+  },
+};
+
+describe('the audit of a lease kept alive in another table (audit.liveness)', () => {
+  it('records a heartbeat as an extension of every job its worker holds, and of no other', async () => {
+    const db = await openAuditedDb(env, livenessQueue);
+    try {
+      const [job1, job2] = await db.enqueue(3);
+      const w1 = await db.client('w1');
+      const w2 = await db.client('w2');
+      await db.setup.query('INSERT INTO lv_workers VALUES (1, now()), (2, now()), (3, now())');
+      await w1.query("UPDATE lv_jobs SET status = 'doing', worker_id = 1 WHERE id = $1", [job1]);
+      await w2.query("UPDATE lv_jobs SET status = 'doing', worker_id = 2 WHERE id = $1", [job2]);
+      const observer = await db.observer();
+      const before = await readAuditEvents(observer);
+      await new Promise((r) => setTimeout(r, 20));
+      await w1.query('UPDATE lv_workers SET last_heartbeat = now() WHERE id = 1');
+      // Worker 3 holds nothing: its heartbeat extends nothing.
+      await db.setup.query('UPDATE lv_workers SET last_heartbeat = now() WHERE id = 3');
+      const after = (await readAuditEvents(observer)).slice(before.length);
+      const granted = before.find((e) => e.job === job1 && e.app === 'w1')!.new!;
+      const heartbeat = await millis(
+        observer,
+        "SELECT last_heartbeat + interval '1 second' FROM lv_workers WHERE id = 1",
+      );
+      expect(after.map(lease)).toEqual([
+        {
+          op: 'update',
+          app: 'w1',
+          old: granted,
+          new: { holder: '1', deadline: heartbeat, state: 'held' },
+        },
+      ]);
+      expect(after[0]!.job).toBe(job1);
+      expect(heartbeat!).toBeGreaterThan(granted.deadline!);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('is refused with the expression named when it does not evaluate', async () => {
+    const broken: QueueAdapter = {
+      ...livenessQueue,
+      audit: {
+        ...livenessQueue.audit,
+        liveness: { ...livenessQueue.audit.liveness!, deadline: 'l.no_such_column' },
+      },
+    };
+    await expect(openAuditedDb(env, broken)).rejects.toThrow(
+      /liveness deadline `l.no_such_column` does not evaluate over lv_jobs r and lv_workers l/,
+    );
   });
 });
