@@ -86,11 +86,14 @@ export async function waitForDrain(
   timeoutMs: number,
   pollMs = 100,
   signal?: AbortSignal,
+  failure?: () => Error | undefined,
 ): Promise<void> {
   await withRunClient(database, async (client) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       signal?.throwIfAborted();
+      const failed = failure?.();
+      if (failed !== undefined) throw failed;
       const left = await unfinishedJobs(client, adapter);
       if (left === 0) return;
       if (Date.now() > deadline) {

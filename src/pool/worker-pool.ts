@@ -179,12 +179,21 @@ export class WorkerPool implements AsyncDisposable {
    * (what followed is not the scenario's run).
    */
   events(): ReceivedEvent[] {
+    const failed = this.workerFailure();
+    if (failed !== undefined) throw failed;
     const all = [...this.replaced, ...this.workers];
-    const broken = all.find((w) => w.brokenWireFormat !== undefined)?.brokenWireFormat;
-    if (broken !== undefined) throw broken;
-    const ended = all.find((w) => w.exitedByItself !== undefined)?.exitedByItself;
-    if (ended !== undefined) throw ended;
     return all.flatMap((w) => w.events).sort((a, b) => a.receivedAt - b.receivedAt);
+  }
+
+  /**
+   * Why the run cannot be judged, if a worker (a replaced one included) broke the wire format or
+   * exited without the controller ending it; undefined while all is well.
+   */
+  workerFailure(): Error | undefined {
+    const all = [...this.replaced, ...this.workers];
+    for (const w of all) if (w.brokenWireFormat !== undefined) return w.brokenWireFormat;
+    for (const w of all) if (w.exitedByItself !== undefined) return w.exitedByItself;
+    return undefined;
   }
 
   /** Stops every worker (SIGCONT, SIGTERM, SIGKILL after a grace period) and removes proxies. */

@@ -219,10 +219,19 @@ export async function executeRun(
       ]);
       phase = 'drain';
       tell();
-      drained = await waitForDrain(database, adapter, plan.drainTimeoutMs, 100, signal).then(
+      // A worker that ended by itself makes the run an error at once: no drain can follow it.
+      const failure = (): Error | undefined => pool.workerFailure();
+      drained = await waitForDrain(
+        database,
+        adapter,
+        plan.drainTimeoutMs,
+        100,
+        signal,
+        failure,
+      ).then(
         () => true,
         (error: unknown) => {
-          if (signal?.aborted === true) throw error;
+          if (signal?.aborted === true || error === failure()) throw error;
           return false;
         },
       );

@@ -79,8 +79,24 @@ describe.skipIf(!havePython)(
       expect(isAlive(worker.pid)).toBe(false);
     }, 60_000);
 
-    it('a program whose loop ends by itself is a harness error quoting its stderr, not a quiet worker', async () => {
-      const worker = await start({ LEASEPROOF_TEST_MODE: 'crash' });
+    it('restarts a library loop that ends with an error, as a supervisor would, and says so', async () => {
+      const worker = await start({ LEASEPROOF_TEST_MODE: 'crash-once' });
+      worker.release();
+      await worker.waitFor((e) => e.kind === 'connect', 10_000);
+      const failed = worker.events.find((e) => e.event.kind === 'error')?.event;
+      expect(failed?.kind === 'error' && failed.message).toMatch(
+        /the library's loop ended: RuntimeError: the library's loop failed/,
+      );
+      expect(worker.running).toBe(true);
+      await worker.stop();
+      expect(worker.exitedByItself).toBeUndefined();
+    }, 60_000);
+
+    it('a program whose loop ends by itself (unsupervised) is a harness error quoting its stderr', async () => {
+      const worker = await start({
+        LEASEPROOF_TEST_MODE: 'crash',
+        LEASEPROOF_NATIVE_SUPERVISE: '0',
+      });
       worker.release();
       await new Promise<void>((done) => worker.once('exit', () => done()));
       expect(worker.exitedByItself?.message).toMatch(

@@ -30,6 +30,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from typing import Any, Callable, Dict, List, Optional, Protocol, TextIO
 
 WIRE_FORMAT_VERSION = 1
@@ -255,8 +256,7 @@ class NativeWorker:
         starvation = self.config.get("starvation") or {"periodMs": 20, "thresholdMs": 10}
         probe = asyncio.create_task(self._probe(starvation["periodMs"], starvation["thresholdMs"]))
         try:
-            if not self._stopping:
-                await self.target.run(self)
+            await self._supervise()
         finally:
             probe.cancel()
             pump.cancel()
@@ -264,6 +264,38 @@ class NativeWorker:
                 await self._effects.close()
         self.emit("exit", reason=self.exit_reason)
         return 0
+
+    async def _supervise(self) -> None:
+        """Runs the library's loop, and starts it afresh whenever it ends with an error.
+
+        A library's worker loop that gives up (its connection lost to a partition or a database
+        restart) would be restarted by the user's process supervisor (systemd, Kubernetes); here
+        the runner is that supervisor, without the process restart: the error is reported (an
+        ``error`` event, the traceback on stderr), the target is prepared again — a new
+        connection, a new worker identity — until that succeeds, and ``connect`` says the
+        worker is back. Set ``LEASEPROOF_NATIVE_SUPERVISE=0`` to let the program exit instead
+        (leaseproof then reports the run as an error).
+        """
+        supervise = os.environ.get("LEASEPROOF_NATIVE_SUPERVISE", "1") != "0"
+        pause = max(0.05, float(self.lease.get("pollMs", 100)) / 1000)
+        while not self._stopping:
+            try:
+                await self.target.run(self)
+                return
+            except Exception as error:  # noqa: BLE001 - reported, then restarted like a supervisor
+                if self._stopping or not supervise:
+                    raise
+                traceback.print_exc()
+                self.emit("error", message=f"the library's loop ended: {type(error).__name__}: {error}")
+            while not self._stopping:
+                await asyncio.sleep(pause)
+                try:
+                    await self.target.prepare(self)
+                    break
+                except Exception as error:  # noqa: BLE001 - still cut off: try again
+                    print(f"restarting the library's loop: {error}", file=sys.stderr)
+            if not self._stopping:
+                self.emit("connect")
 
     async def _pump(self) -> None:
         while True:
