@@ -4,6 +4,7 @@ import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
 import { pgBossQueue } from './pg-boss.js';
 import { graphileWorkerQueue } from './graphile-worker.js';
 import { pgqueuerQueue } from './pgqueuer.js';
+import { procrastinateQueue } from './procrastinate.js';
 
 /**
  * Real queue libraries, driven through their own code (`src/adapters/`). Their packages are
@@ -13,6 +14,7 @@ export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
   pgBossQueue,
   graphileWorkerQueue,
   pgqueuerQueue,
+  procrastinateQueue,
 ]);
 
 /**

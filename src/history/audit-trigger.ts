@@ -15,7 +15,8 @@
  * cost a subtransaction per change.
  *
  * Every UPDATE is recorded, also one that leaves holder, deadline and state as they were (a
- * cursor checkpoint): it is still a committed write by a claim's holder. A consumer looking for
+ * cursor checkpoint): it is still a committed write by a claim's holder — unless the description
+ * calls it bookkeeping (`AuditDescription.bookkeeping`). A consumer looking for
  * grants and extensions compares the old and new images.
  */
 import { createHash } from 'node:crypto';
@@ -50,6 +51,21 @@ export async function installAuditTrigger(
   for (const name of Object.keys(EXPRESSION_TYPES) as ExpressionName[]) {
     await checkExpression(client, audit, table, name);
   }
+  if (audit.bookkeeping !== undefined) {
+    try {
+      await client.query(
+        `SELECT (\n${audit.bookkeeping}\n)::boolean AS v FROM ${table} o, ${table} r
+          WHERE $1::boolean LIMIT 0`,
+        [false],
+      );
+    } catch (error) {
+      throw new AuditDescriptionError(
+        `audit description of table ${audit.table}: the bookkeeping condition ` +
+          `\`${audit.bookkeeping}\` does not evaluate over the rows o and r: ${messageOf(error)}`,
+        { cause: error },
+      );
+    }
+  }
   const { rows } = await client.query<{ schema: string }>(
     'SELECT quote_ident(current_schema()) AS schema',
   );
@@ -60,7 +76,7 @@ export async function installAuditTrigger(
   await client.query(
     [
       AUDIT_DDL,
-      triggerFunctionSql(fn, table, auditTable, audit.expressions),
+      triggerFunctionSql(fn, table, auditTable, audit.expressions, audit.bookkeeping),
       `DROP TRIGGER IF EXISTS ${AUDIT_TRIGGER} ON ${table}`,
       `CREATE TRIGGER ${AUDIT_TRIGGER} AFTER INSERT OR UPDATE OR DELETE ON ${table}
          FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
@@ -218,7 +234,19 @@ function triggerFunctionSql(
   table: string,
   auditTable: string,
   expressions: AuditDescription['expressions'],
+  bookkeepingCondition?: string,
 ): string {
+  const bookkeeping =
+    bookkeepingCondition === undefined
+      ? ''
+      : `  IF TG_OP = 'UPDATE' THEN
+    o := OLD;
+    r := NEW;
+    IF (\n${bookkeepingCondition}\n) THEN
+      RETURN NULL;
+    END IF;
+  END IF;
+`;
   const body = (image: 'old' | 'new', row: 'OLD' | 'NEW') =>
     [
       `r := ${row};`,
@@ -231,6 +259,7 @@ function triggerFunctionSql(
 #variable_conflict use_column
 DECLARE
   r ${table}%ROWTYPE;
+  o ${table}%ROWTYPE;
   lp_job text;
   lp_old_holder text; lp_old_deadline timestamptz; lp_old_state text;
   lp_new_holder text; lp_new_deadline timestamptz; lp_new_state text;
@@ -241,7 +270,7 @@ ${body('old', 'OLD')}
   IF TG_OP <> 'DELETE' THEN
 ${body('new', 'NEW')}
   END IF;
-  INSERT INTO ${auditTable}
+${bookkeeping}  INSERT INTO ${auditTable}
     (op, job_id, old_holder, old_deadline, old_state, new_holder, new_deadline, new_state)
   VALUES (lower(TG_OP), lp_job, lp_old_holder, lp_old_deadline, lp_old_state,
           lp_new_holder, lp_new_deadline, lp_new_state);

@@ -160,6 +160,14 @@ export interface AuditDescription {
    * trigger on this table records, for every job the changed row holds, the deadline it moved.
    */
   liveness?: AuditLiveness;
+  /**
+   * A SQL condition over the old row `o` and the new row `r` of an UPDATE that is the queue's
+   * bookkeeping, not a lease write, and is not recorded: procrastinate unregistering a worker
+   * clears `worker_id` (a foreign key's ON DELETE SET NULL) on every job that worker ever
+   * finished, which would otherwise read as a second acknowledgement of each. Absent: every
+   * UPDATE is recorded.
+   */
+  bookkeeping?: string;
 }
 
 /** See `AuditDescription.liveness`. */

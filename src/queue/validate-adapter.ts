@@ -107,6 +107,11 @@ function auditProblems(audit: unknown): string[] {
   if (audit.completion !== 'update' && audit.completion !== 'delete') {
     problems.push(wrong('audit.completion', audit.completion, "'update' or 'delete'"));
   }
+  if (audit.bookkeeping !== undefined && !isText(audit.bookkeeping)) {
+    problems.push(
+      wrong('audit.bookkeeping', audit.bookkeeping, 'a SQL condition over the rows `o` and `r`'),
+    );
+  }
   const { liveness } = audit;
   if (liveness !== undefined) {
     if (!isObject(liveness)) {
