@@ -1,5 +1,6 @@
 /** What `leaseproof conform` does, loaded only when it runs (conform-command.ts defines it). */
 import { checkPrimitives, type ConformanceReport } from '../conformance/check-primitives.js';
+import { checkWorkerProtocol } from '../conformance/check-worker-protocol.js';
 import { withEnvironment } from './with-environment.js';
 
 /** The flags of `conform`, as commander parses them. */
@@ -7,6 +8,7 @@ export interface ConformFlags {
   queue: string[];
   env?: string;
   json?: boolean;
+  worker?: boolean;
 }
 
 const MARK = { pass: 'ok  ', fail: 'FAIL', skip: 'skip' } as const;
@@ -16,7 +18,8 @@ export async function conform(flags: ConformFlags): Promise<void> {
   const log = (line: string): void => console.error(line);
   const reports = await withEnvironment(flags.env, log, async (env) => {
     const out: ConformanceReport[] = [];
-    for (const queue of flags.queue) out.push(await checkPrimitives(env, queue));
+    const checkOne = flags.worker === true ? checkWorkerProtocol : checkPrimitives;
+    for (const queue of flags.queue) out.push(await checkOne(env, queue));
     return out;
   });
   if (flags.json === true) {

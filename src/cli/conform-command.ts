@@ -14,6 +14,12 @@ export function conformCommand(): Command {
       'queue to check (an adapter file, a programQueue or pythonQueue one included); repeatable',
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option(
+      '--worker',
+      "check the worker protocol instead: the queue's worker (leaseproof's, or a native " +
+        "program's) starts, says ready, reports its clock, claims after go with its units and " +
+        'effect, reports a stall, is stopped by SIGSTOP and ends on SIGTERM',
+    )
     .option('--env <provider>', 'embedded | external | containers (env: LEASEPROOF_ENV)')
     .option('--json', 'print the reports as JSON')
     .action(async (flags: ConformFlags) => (await import('./conform-action.js')).conform(flags));

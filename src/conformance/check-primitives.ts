@@ -14,6 +14,7 @@ import { prepareAuditedQueue } from '../history/audited-queue.js';
 import type { AuditEvent } from '../history/types.js';
 import { MAINTENANCE_APP } from '../pool/maintenance-loop.js';
 import type { Claim, LeaseSettings, QueueAdapter, QueueContext } from '../queue/types.js';
+import { isNativeOnly } from '../queue/native-only.js';
 import { settleQueueTerms } from '../scenario/queue-terms.js';
 
 /** One statement of the contract and whether the queue kept it. */
@@ -91,6 +92,17 @@ export async function checkPrimitives(
     return `"${adapter.name}": ${adapter.description}`;
   });
   if (adapter === undefined) return report();
+  if (isNativeOnly(adapter)) {
+    // A native-only queue refuses primitives by design (nativeOnlyPrimitives): nothing to check.
+    checks.push({
+      name: 'the primitives contract',
+      outcome: 'skip',
+      detail:
+        `"${adapter.name}" runs only in native mode (its library's own worker loop): it exposes ` +
+        'no primitives; check its worker with `leaseproof conform --worker`',
+    });
+    return report();
+  }
   const q = adapter;
   const { lease } = settleQueueTerms(q, CONFORMANCE_LEASE);
   const database = await env.createDatabase();

@@ -286,6 +286,11 @@ export class StartedWorker extends EventEmitter<{
     this.send({ type: 'clock', skew });
   }
 
+  /** Asks the worker to report its clock (a `clock` event: its wall time and the real time). */
+  reportClock(): void {
+    this.send({ type: 'report-clock' });
+  }
+
   /** Blocks the worker's event loop for `ms` (its heartbeat thread keeps running). */
   stall(ms: number): void {
     this.send({ type: 'stall', ms });

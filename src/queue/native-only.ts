@@ -8,12 +8,26 @@ import type { QueueAdapter } from './types.js';
  * user's own loop) — never a silent no-op that would look like a queue.
  */
 export function nativeOnlyPrimitives(name: string): Pick<QueueAdapter, 'claim' | 'ack' | 'fail'> {
-  const refuse = (op: string) => (): Promise<never> =>
-    Promise.reject(
-      new AdapterError(
-        `queue "${name}" runs only in native mode (its library's own worker loop): it has no ` +
-          `${op} primitive for leaseproof's loop to call`,
-      ),
-    );
+  const refuse = (op: string) => {
+    const refusal = (): Promise<never> =>
+      Promise.reject(
+        new AdapterError(
+          `queue "${name}" runs only in native mode (its library's own worker loop): it has no ` +
+            `${op} primitive for leaseproof's loop to call`,
+        ),
+      );
+    refused.add(refusal);
+    return refusal;
+  };
   return { claim: refuse('claim'), ack: refuse('ack'), fail: refuse('fail') };
+}
+
+const refused = new WeakSet<object>();
+
+/** Whether `adapter`'s primitives are `nativeOnlyPrimitives` refusals (or absent, in native mode). */
+export function isNativeOnly(adapter: QueueAdapter): boolean {
+  return (
+    adapter.native !== undefined &&
+    ((adapter.claim as unknown) === undefined || refused.has(adapter.claim))
+  );
 }

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkWorkerProtocol } from '../../src/conformance/check-worker-protocol.js';
+import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
+import type { StartedEnvironment } from '../../src/env/types.js';
+import { havePython, pythonSkipReason } from '../support/python.js';
+
+let env: StartedEnvironment;
+beforeAll(async () => {
+  env = await new EmbeddedEnvironmentProvider().start();
+}, 300_000);
+afterAll(async () => {
+  await env?.stop();
+});
+
+const outcomes = (report: Awaited<ReturnType<typeof checkWorkerProtocol>>) =>
+  Object.fromEntries(report.checks.map((c) => [c.name, c.outcome]));
+
+describe('the worker protocol conformance check', () => {
+  it("passes for leaseproof's own Node worker behind the transport seam", async () => {
+    const report = await checkWorkerProtocol(env, 'reference');
+    expect(report.checks.filter((c) => c.outcome !== 'pass')).toEqual([]);
+    expect(report.checks.length).toBe(10);
+    expect(report.passed).toBe(true);
+  });
+
+  it.skipIf(!havePython)(
+    `passes for the Python client's native runner on a real library (pgqueuer)${pythonSkipReason}`,
+    async () => {
+      const report = await checkWorkerProtocol(env, 'pgqueuer');
+      expect(report.checks.filter((c) => c.outcome === 'fail')).toEqual([]);
+      expect(report.passed).toBe(true);
+    },
+  );
+
+  it.skipIf(!havePython)(
+    `fails a worker started behind a launcher, naming the pid it should have been${pythonSkipReason}`,
+    async () => {
+      const report = await checkWorkerProtocol(
+        env,
+        './test/fixtures/python/native-behind-launcher.ts',
+      );
+      expect(report.passed).toBe(false);
+      const start = report.checks.find((c) => c.name.startsWith('it starts'));
+      expect(start?.outcome).toBe('fail');
+      expect(start?.detail).toMatch(/no launcher in between/);
+      // Everything after depends on a worker the controller can reach: not run.
+      expect(outcomes(report)['on SIGTERM it says exit and is gone']).toBe('skip');
+    },
+  );
+});

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
+import type { StartedEnvironment } from '../../src/env/types.js';
+import type { AuditEvent, WorkerHistoryEvent } from '../../src/history/types.js';
+import { runAndCheck } from '../../src/scenario/run-and-check.js';
+import { loadScenario, scenarioToRunPlan } from '../../src/scenario/load-scenario.js';
+import { havePython, pythonSkipReason } from '../support/python.js';
+
+// Real Python queue libraries in native mode: their own worker loops in worker programs, faults
+// from outside, the audit as the ground truth. These tests check that the harness sees what the
+// libraries do — grants by their workers, the lease where it lives, the handler's work tied to
+// its claims — not which verdict a library earns (the README quotes the suites' verdicts).
+let env: StartedEnvironment;
+beforeAll(async () => {
+  if (havePython) env = await new EmbeddedEnvironmentProvider().start();
+}, 300_000);
+afterAll(async () => {
+  await env?.stop();
+});
+
+async function runScenario(queue: string, name: string) {
+  const plan = scenarioToRunPlan(await loadScenario(`scenarios/${name}.yaml`), { queue });
+  const { history, drained, result } = await runAndCheck(env, plan);
+  const byName = Object.fromEntries(result.results.map((r) => [r.checker, r]));
+  const audit = history.events.filter((e): e is AuditEvent => e.type === 'audit');
+  const worker = history.events.filter((e): e is WorkerHistoryEvent => e.type === 'worker');
+  return { history, drained, result, byName, audit, worker };
+}
+
+const isGrant = (e: AuditEvent) => e.new?.state === 'held' && e.old?.state !== 'held';
+const isExtension = (e: AuditEvent) =>
+  e.old?.state === 'held' &&
+  e.new?.state === 'held' &&
+  e.old.holder === e.new.holder &&
+  e.new.deadline !== null &&
+  e.old.deadline !== null &&
+  e.new.deadline > e.old.deadline;
+
+describe.skipIf(!havePython)(`Python queue libraries in native mode${pythonSkipReason}`, () => {
+  it('pgqueuer: its own loop claims, heartbeats per job and recovers a crashed worker’s job', async () => {
+    const run = await runScenario('pgqueuer', 'crash-mid-handler');
+    expect(run.result.valid).not.toBe('error');
+    expect(run.drained).toBe(true);
+    // Grants and extensions came from pgqueuer's own statements on the workers' connections.
+    expect(run.audit.filter(isGrant).every((e) => /^w\d+$/.test(e.app))).toBe(true);
+    // Every job's handler reported its claim under the holder the audit saw (the queue manager).
+    const holders = new Set(run.audit.filter(isGrant).map((e) => e.new!.holder));
+    const claims = run.worker.filter((e) => e.kind === 'claim');
+    expect(claims.length).toBeGreaterThanOrEqual(30);
+    expect(claims.every((e) => holders.has(e.token!))).toBe(true);
+    // The crash left a job held; pgqueuer's dequeue re-picked it once its heartbeat went stale.
+    expect(run.byName['no-lost-job']?.valid).toBe('valid');
+    const takeovers = run.audit.filter(
+      (e) => e.old?.state === 'held' && e.new?.state === 'held' && e.old.holder !== e.new.holder,
+    );
+    expect(takeovers.length).toBeGreaterThan(0);
+    expect(run.history.header.queueTerms?.notes.join(' ')).toMatch(/native mode/);
+  });
+
+  it('procrastinate: the audit follows its lease into procrastinate_workers (heartbeats extend held jobs)', async () => {
+    const run = await runScenario('procrastinate', 'crash-mid-handler');
+    expect(run.result.valid).not.toBe('error');
+    expect(run.drained).toBe(true);
+    const extensions = run.audit.filter(isExtension);
+    // Jobs of 160–320 ms under a 250 ms worker heartbeat: some are held across a heartbeat.
+    expect(extensions.length).toBeGreaterThan(0);
+    expect(extensions.every((e) => /^w\d+$/.test(e.app))).toBe(true);
+    // The stalled-job recipe (the harness's sweep) put the crashed worker's job back.
+    expect(run.byName['no-lost-job']?.valid).toBe('valid');
+    // A worker unregistering clears worker_id on its finished jobs: bookkeeping, not a second ack.
+    expect(run.byName['single-completion']?.valid).toBe('valid');
+  });
+});
