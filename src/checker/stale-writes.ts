@@ -38,11 +38,15 @@ export interface ClaimWrite {
  */
 export function claimWrites(derived: DerivedHistory): ClaimWrite[] {
   const grants = new Set(derived.claims.map((c) => c.grant));
+  // A liveness record (a heartbeat in another table) is a write only where it extended a claim
+  // its holder still had; one the history did not apply was read in a stale snapshot.
+  const applied = new Set(derived.claims.flatMap((c) => c.extensions));
   const writes: ClaimWrite[] = [];
   const { events } = derived.history;
   for (let i = 0; i < events.length; i += 1) {
     const e = events[i]!;
     if (e.type !== 'audit' || e.op !== 'update' || grants.has(i)) continue;
+    if (e.liveness === true && !applied.has(i)) continue;
     // Any state before: a fail by job id can re-open a completed row, which is a write too.
     if (e.old === null || e.new === null || e.new.state === 'completed') continue;
     if (!derived.workers.has(e.app)) continue;

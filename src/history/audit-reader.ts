@@ -30,6 +30,7 @@ interface AuditRow extends Record<string, unknown> {
   new_holder: string | null;
   new_deadline: number | null;
   new_state: string | null;
+  via: string | null;
 }
 
 // Timestamps as float8 milliseconds, computed by the server from the exact microseconds. The
@@ -37,7 +38,7 @@ interface AuditRow extends Record<string, unknown> {
 // the text alias (1, 10, 100, 2, …), shuffling the rows and making the pages skip some.
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
 const SELECT = `SELECT seq::text AS seq, ${ms('t')}, ${ms('stmt_t')}, ${ms('txn_t')}, xid, app, backend_pid, op,
-  job_id, old_holder, ${ms('old_deadline')}, old_state, new_holder, ${ms('new_deadline')}, new_state
+  job_id, old_holder, ${ms('old_deadline')}, old_state, new_holder, ${ms('new_deadline')}, new_state, via
   FROM ${AUDIT_TABLE} a WHERE a.seq > $1::bigint ORDER BY a.seq LIMIT ${PAGE}`;
 
 /**
@@ -119,6 +120,7 @@ function auditEvent(row: AuditRow): AuditEvent {
     job: row.job_id,
     old: row.op === 'insert' ? null : image(row, row.old_holder, row.old_deadline, row.old_state),
     new: row.op === 'delete' ? null : image(row, row.new_holder, row.new_deadline, row.new_state),
+    ...(row.via === 'liveness' && { liveness: true as const }),
   };
 }
 

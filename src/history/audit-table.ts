@@ -15,6 +15,12 @@ export const AUDIT_TABLE = 'leaseproof_audit';
 // reports the backend pid of the connection each of its calls ran on, so a checker can match a
 // call to its writes by identity (a connection is serial) instead of by a time window that the
 // worker's clock offset and a loaded machine's scheduling can push a write out of.
+//
+// `via` is NULL for a change of the row itself, and 'liveness' for the record the liveness
+// trigger writes when a heartbeat row moves the deadline of a job it holds
+// (`AuditDescription.liveness`): that record is read in the heartbeat's snapshot, which may
+// predate a concurrent change of the job, so the history applies it only to a claim it finds
+// still held by that holder.
 
 /** Creates the audit table (idempotent). */
 export const AUDIT_DDL = `
@@ -33,5 +39,6 @@ CREATE TABLE IF NOT EXISTS ${AUDIT_TABLE} (
   old_state    text,
   new_holder   text,
   new_deadline timestamptz,
-  new_state    text
+  new_state    text,
+  via          text
 )`;

@@ -148,9 +148,9 @@ BEGIN
     lp_holder := (\n${expressions.holder}\n)::text;
     lp_state := (\n${expressions.state}\n)::text;
     INSERT INTO ${auditTable}
-      (op, job_id, old_holder, old_deadline, old_state, new_holder, new_deadline, new_state)
+      (op, job_id, old_holder, old_deadline, old_state, new_holder, new_deadline, new_state, via)
     VALUES ('update', lp_job, lp_holder, lp_old_deadline, lp_state,
-            lp_holder, lp_new_deadline, lp_state);
+            lp_holder, lp_new_deadline, lp_state, 'liveness');
   END LOOP;
   RETURN NULL;
 END`;

@@ -32,6 +32,14 @@ export function applyAudit(s: DerivationState, i: number, e: AuditEvent): void {
   if (next === null) return;
   const old = e.old;
   const current = job.current;
+  if (e.liveness === true) {
+    // A heartbeat of the holder's liveness row, seen in its own snapshot: an extension of the
+    // claim that holder still has, or nothing (the claim ended meanwhile).
+    if (current !== null && current.holder === next.holder && job.state === 'held') {
+      if (next.deadline !== current.deadline) extend(i, e, current, next.deadline);
+    }
+    return;
+  }
   if (next.state === 'held') {
     const sameHolder =
       old?.state === 'held' && old.holder === next.holder && current?.holder === next.holder;

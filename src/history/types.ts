@@ -123,6 +123,12 @@ export interface AuditEvent {
   old: LeaseImage | null;
   /** After the change (null for a delete). */
   new: LeaseImage | null;
+  /**
+   * Present on the record of a heartbeat in another table (`AuditDescription.liveness`): the
+   * job row did not change; its holder's liveness row moved its deadline. Read in the
+   * heartbeat's snapshot, so it counts only for a claim still held by that holder.
+   */
+  liveness?: true;
 }
 
 /** A side effect a handler performed (the truth: written the moment it happened). */

@@ -199,3 +199,31 @@ describe('a stale write named for what it is', () => {
     ]);
   });
 });
+
+describe('liveness records (a lease kept alive in another table, procrastinate)', () => {
+  it('extend the claim their holder still has, and stale ones read nothing into an ended claim', () => {
+    const b = new HistoryBuilder(['w1']);
+    b.enqueue('1', 0).grant('1', 'w1', '7', 1).unit('1', 'w1', '7', 0, 2, 150);
+    // The worker's heartbeat extends job 1 while it is held…
+    b.liveness('1', 'w1', '7', 100, 201);
+    b.ack('1', 'w1', 250);
+    // …and a heartbeat whose snapshot still saw job 1 as held commits after the ack.
+    b.liveness('1', 'w1', '7', 252, 300);
+    const history = b.end(700).build();
+    const derived = deriveHistory(history);
+    expect(derived.claims[0]!.extensions.length).toBe(1);
+    expect(check(noStaleAck, history).valid).toBe('valid');
+    expect(check(noStaleAck, history).counts).toMatchObject({ writes: 1, staleExtends: 0 });
+  });
+
+  it('a late heartbeat that revives a claim past its deadline is a stale extension (strict)', () => {
+    const b = new HistoryBuilder(['w1']);
+    b.enqueue('1', 0).grant('1', 'w1', '7', 1).unit('1', 'w1', '7', 0, 2, 150);
+    b.fault('pause', 'w1', 20, 480);
+    b.liveness('1', 'w1', '7', 500, 201);
+    b.ack('1', 'w1', 520);
+    const result = check(noStaleAck, b.end(800).build());
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ staleExtends: 1 });
+  });
+});

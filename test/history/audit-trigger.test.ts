@@ -364,6 +364,7 @@ describe('the audit of a lease kept alive in another table (audit.liveness)', ()
         },
       ]);
       expect(after[0]!.job).toBe(job1);
+      expect(after[0]!.liveness).toBe(true);
       expect(heartbeat!).toBeGreaterThan(granted.deadline!);
     } finally {
       await db.close();
