@@ -254,10 +254,10 @@ export async function checkWorkerProtocol(
       return `exit: ${exit!.event.kind === 'exit' ? exit!.event.reason : ''}`;
     });
 
-    await check('it never broke the wire format or ended by itself', async () => {
+    await check('it never broke the wire format or ended by itself', () => {
       const failure = pool!.workerFailure();
       expectThat(failure === undefined, failure?.message ?? '');
-      return 'every message well formed';
+      return Promise.resolve('every message well formed');
     });
   } finally {
     await pool?.stop();

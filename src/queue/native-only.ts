@@ -26,8 +26,6 @@ const refused = new WeakSet<object>();
 
 /** Whether `adapter`'s primitives are `nativeOnlyPrimitives` refusals (or absent, in native mode). */
 export function isNativeOnly(adapter: QueueAdapter): boolean {
-  return (
-    adapter.native !== undefined &&
-    ((adapter.claim as unknown) === undefined || refused.has(adapter.claim))
-  );
+  const claim = (adapter as { claim?: object }).claim;
+  return adapter.native !== undefined && (claim === undefined || refused.has(claim));
 }
