@@ -88,8 +88,9 @@ export const procrastinateQueue: QueueAdapter = {
         ELSE 'failed' END`,
     },
     completion: 'update',
-    // A finished job's worker_id cleared when its worker unregisters (ON DELETE SET NULL).
-    bookkeeping: `o.status = r.status AND o.status NOT IN ('todo', 'doing')
+    // worker_id cleared when its worker row is deleted (ON DELETE SET NULL): unregistered at a
+    // stop, or pruned as stalled by a worker starting. Only a `doing` job loses its holder by it.
+    bookkeeping: `o.status = r.status AND o.status <> 'doing'
       AND o.worker_id IS NOT NULL AND r.worker_id IS NULL`,
     liveness: {
       table: 'procrastinate_workers',

@@ -187,15 +187,14 @@ function offsetCause(
       `started from when the job was enqueued`
     );
   }
-  // A queue that keeps its lease per worker (procrastinate: the worker's heartbeat row) gives
-  // a job it fetches what is left of its worker's current window: up to one heartbeat short.
-  const heartbeatMs = derived.history.header.lease.heartbeatMs;
-  if (index === claim.grant && off < 0 && -off <= heartbeatMs + epsilonMs) {
+  // A queue that keeps its lease per worker (procrastinate: the worker's heartbeat row) gives a
+  // job it fetches what is left of its worker's current window, not a lease of its own.
+  const perWorker = derived.history.header.queueTerms?.perWorkerLease;
+  if (perWorker !== undefined && index === claim.grant && off < 0 && deadline > e.stmtT) {
     return (
-      `it is ${round(-off)}ms short of statement time + ${setting}, within one heartbeat ` +
-      `interval (${heartbeatMs}ms): consistent with a lease kept per worker (its last heartbeat + ` +
-      'lease), a fetched job joining its worker’s current window rather than getting a lease of ' +
-      'its own'
+      `the lease is kept per worker (${perWorker}): the job joined its worker's current ` +
+      `window, which its last heartbeat opened ${round(-off)}ms before this fetch, instead of ` +
+      `getting ${setting} of its own`
     );
   }
   const ratio = (deadline - e.stmtT) / leaseMs;

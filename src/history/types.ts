@@ -85,6 +85,12 @@ export interface QueueTermsRecord {
    * so no checker calls it valid — `unknown`, with this as why. Absent: the skew reached it.
    */
   unskewedClock?: string;
+  /**
+   * The lease is kept per worker, not per job (`AuditDescription.liveness`: procrastinate's
+   * worker heartbeat row): a job fetched joins its worker's current window, so its first
+   * deadline is the worker's last heartbeat + lease, not the fetch + lease. Names the table.
+   */
+  perWorkerLease?: string;
 }
 
 /** A row's lease as the audit trigger saw it, before or after a change. */

@@ -23,6 +23,12 @@ export function queueTermsLines(terms: QueueTermsRecord | undefined): string[] {
         'attempts, I3 cannot judge the jobs that ended failed.',
     );
   }
+  if (terms.perWorkerLease !== undefined) {
+    lines.push(
+      `Lease per worker: kept alive in ${terms.perWorkerLease}; a heartbeat there extends ` +
+        "every job its worker holds, and a fetched job joins its worker's current window.",
+    );
+  }
   if (terms.unskewedClock !== undefined) {
     lines.push(`Clock skew not applied: ${terms.unskewedClock}; no invariant can be valid here.`);
   }

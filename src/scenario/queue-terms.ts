@@ -38,7 +38,9 @@ export function settleQueueTerms(
       ? `this run skews a worker's clock, and queue "${adapter.name}" cannot be given it: ` +
         (adapter.limits.reason ?? 'its code reads a clock leaseproof cannot skew')
       : undefined;
+  const perWorkerLease = adapter.audit.liveness?.table;
   const plain =
+    perWorkerLease === undefined &&
     terms.notes.length === 0 &&
     terms.rescaled.length === 0 &&
     extendsLease &&
@@ -61,6 +63,7 @@ export function settleQueueTerms(
       }),
       ...(!retries && { retries: false as const }),
       ...(unskewedClock !== undefined && { unskewedClock }),
+      ...(perWorkerLease !== undefined && { perWorkerLease }),
     },
   };
 }
