@@ -272,8 +272,10 @@ class NativeWorker:
         restart) would be restarted by the user's process supervisor (systemd, Kubernetes); here
         the runner is that supervisor, without the process restart: the error is reported (an
         ``error`` event, the traceback on stderr), the target is prepared again — a new
-        connection, a new worker identity — until that succeeds, and ``connect`` says the
-        worker is back. Set ``LEASEPROOF_NATIVE_SUPERVISE=0`` to let the program exit instead
+        connection, a new worker identity — until that succeeds, and run again. The worker
+        counts as back at its next event (its next claim): a library's start-up after the
+        restart is the supervisor's doing, not a free worker's delay (a target that can tell
+        when its loop is fetching again may say ``connect`` itself). Set ``LEASEPROOF_NATIVE_SUPERVISE=0`` to let the program exit instead
         (leaseproof then reports the run as an error).
         """
         supervise = os.environ.get("LEASEPROOF_NATIVE_SUPERVISE", "1") != "0"
@@ -294,8 +296,6 @@ class NativeWorker:
                     break
                 except Exception as error:  # noqa: BLE001 - still cut off: try again
                     print(f"restarting the library's loop: {error}", file=sys.stderr)
-            if not self._stopping:
-                self.emit("connect")
 
     async def _pump(self) -> None:
         while True:
