@@ -220,6 +220,12 @@ class NativeWorker:
                 )
 
     def _read_stdin(self, loop: asyncio.AbstractEventLoop) -> None:
+        def post(message: Optional[Dict[str, Any]]) -> None:
+            try:
+                loop.call_soon_threadsafe(self._messages.put_nowait, message)
+            except RuntimeError:
+                pass  # the loop is closed: this worker is ending anyway
+
         for line in self._in:
             line = line.strip()
             if line == "":
@@ -229,9 +235,9 @@ class NativeWorker:
             except ValueError:
                 print(f"not a control message: {line[:120]}", file=sys.stderr)
                 continue
-            loop.call_soon_threadsafe(self._messages.put_nowait, message)
+            post(message)
         # The controller went away: a worker never outlives it.
-        loop.call_soon_threadsafe(self._messages.put_nowait, None)
+        post(None)
 
     async def main(self) -> int:
         loop = asyncio.get_running_loop()
