@@ -5,6 +5,7 @@ import { pgBossQueue } from './pg-boss.js';
 import { graphileWorkerQueue } from './graphile-worker.js';
 import { pgqueuerQueue } from './pgqueuer.js';
 import { procrastinateQueue } from './procrastinate.js';
+import { procrastinateStatementsQueue } from './procrastinate-statements.js';
 
 /**
  * Real queue libraries, driven through their own code (`src/adapters/`). Their packages are
@@ -15,6 +16,7 @@ export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
   graphileWorkerQueue,
   pgqueuerQueue,
   procrastinateQueue,
+  procrastinateStatementsQueue,
 ]);
 
 /**

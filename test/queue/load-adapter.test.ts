@@ -33,6 +33,10 @@ const BUILT_IN = [
   // The real libraries (src/adapters/), driven through their own code.
   'pg-boss',
   'graphile-worker',
+  // Python libraries: native mode (their own loops) and procrastinate's statements.
+  'pgqueuer',
+  'procrastinate',
+  'procrastinate-statements',
 ];
 /** The variants whose worker differs from the reference worker; every other one shares it. */
 const OWN_WORKER: Record<string, object> = {
