@@ -31,7 +31,7 @@ function statements(): Promise<QueueAdapter> {
   return program;
 }
 
-const { audit, maintenance, setup, teardown, enqueue } = procrastinateQueue;
+const { audit, maintenance } = procrastinateQueue;
 
 /** procrastinate 3.x's statements under leaseproof's loop. */
 export const procrastinateStatementsQueue: QueueAdapter = {
@@ -41,9 +41,9 @@ export const procrastinateStatementsQueue: QueueAdapter = {
     "leaseproof's worker loop (heartbeat thread, watchdog); the lease is its stalled timeout.",
   audit,
   ...(maintenance !== undefined && { maintenance }),
-  setup,
-  teardown,
-  enqueue,
+  setup: (db, ctx) => procrastinateQueue.setup(db, ctx),
+  teardown: (db) => procrastinateQueue.teardown(db),
+  enqueue: (db, jobs, ctx) => procrastinateQueue.enqueue(db, jobs, ctx),
   get limits() {
     return findLibfaketime() === undefined
       ? { clockSkew: false as const, reason: NO_LIBFAKETIME }
