@@ -12,8 +12,7 @@
  */
 import { nativeOnlyPrimitives } from '../queue/native-only.js';
 import type { LeaseSettings, QueueAdapter, SqlClient } from '../queue/types.js';
-import { findLibfaketime, NO_LIBFAKETIME } from './program/program-clock.js';
-import { pythonModuleJson, pythonNativeProgram } from './program/python-native.js';
+import { librarySql, programClockLimits, pythonNativeProgram } from './program/python-native.js';
 
 /** The Python module that runs pgqueuer's loop as a native worker. */
 export const PGQUEUER_MODULE = 'leaseproof_client.targets.pgqueuer_native';
@@ -29,18 +28,8 @@ interface PgqueuerSql {
   entrypoint: string;
 }
 
-let sql: Promise<PgqueuerSql> | undefined;
-
 /** pgqueuer's own install and enqueue statements, asked of pgqueuer once per process. */
-function pgqueuerSql(): Promise<PgqueuerSql> {
-  sql ??= pythonModuleJson<PgqueuerSql>(PGQUEUER_MODULE, ['--print-sql']).catch(
-    (error: unknown) => {
-      sql = undefined;
-      throw error;
-    },
-  );
-  return sql;
-}
+const pgqueuerSql = librarySql<PgqueuerSql>(PGQUEUER_MODULE);
 
 /** The pgqueuer 1.x native adapter. */
 export const pgqueuerQueue: QueueAdapter = {
@@ -63,9 +52,7 @@ export const pgqueuerQueue: QueueAdapter = {
   },
   retries: false,
   get limits() {
-    return findLibfaketime() === undefined
-      ? { clockSkew: false as const, reason: NO_LIBFAKETIME }
-      : undefined;
+    return programClockLimits();
   },
   ...nativeOnlyPrimitives('pgqueuer'),
   native: {

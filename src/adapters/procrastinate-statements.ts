@@ -7,9 +7,8 @@
  * side with `--queue procrastinate`, it tells the statements' findings from the loop's.
  */
 import type { QueueAdapter } from '../queue/types.js';
-import { findLibfaketime, NO_LIBFAKETIME } from './program/program-clock.js';
 import { programQueue } from './program/program-queue.js';
-import { pythonNativeProgram } from './program/python-native.js';
+import { programClockLimits, pythonNativeProgram } from './program/python-native.js';
 import { procrastinateQueue } from './procrastinate.js';
 
 /** The Python module that answers the primitives with procrastinate's statements. */
@@ -45,9 +44,7 @@ export const procrastinateStatementsQueue: QueueAdapter = {
   teardown: (db) => procrastinateQueue.teardown(db),
   enqueue: (db, jobs, ctx) => procrastinateQueue.enqueue(db, jobs, ctx),
   get limits() {
-    return findLibfaketime() === undefined
-      ? { clockSkew: false as const, reason: NO_LIBFAKETIME }
-      : undefined;
+    return programClockLimits();
   },
 
   leaseTerms(requested) {

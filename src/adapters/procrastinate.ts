@@ -15,8 +15,7 @@
  */
 import { nativeOnlyPrimitives } from '../queue/native-only.js';
 import type { LeaseSettings, QueueAdapter, SqlClient } from '../queue/types.js';
-import { findLibfaketime, NO_LIBFAKETIME } from './program/program-clock.js';
-import { pythonModuleJson, pythonNativeProgram } from './program/python-native.js';
+import { librarySql, programClockLimits, pythonNativeProgram } from './program/python-native.js';
 
 /** The Python module that runs procrastinate's worker as a native worker. */
 export const PROCRASTINATE_MODULE = 'leaseproof_client.targets.procrastinate_native';
@@ -33,18 +32,8 @@ interface ProcrastinateSql {
   task: string;
 }
 
-let sql: Promise<ProcrastinateSql> | undefined;
-
 /** procrastinate's own schema and statements, asked of procrastinate once per process. */
-function procrastinateSql(): Promise<ProcrastinateSql> {
-  sql ??= pythonModuleJson<ProcrastinateSql>(PROCRASTINATE_MODULE, ['--print-sql']).catch(
-    (error: unknown) => {
-      sql = undefined;
-      throw error;
-    },
-  );
-  return sql;
-}
+const procrastinateSql = librarySql<ProcrastinateSql>(PROCRASTINATE_MODULE);
 
 /**
  * A statement of procrastinate's with psycopg's `%(name)s` placeholders, for node-postgres:
@@ -99,9 +88,7 @@ export const procrastinateQueue: QueueAdapter = {
     },
   },
   get limits() {
-    return findLibfaketime() === undefined
-      ? { clockSkew: false as const, reason: NO_LIBFAKETIME }
-      : undefined;
+    return programClockLimits();
   },
   ...nativeOnlyPrimitives('procrastinate'),
   native: {

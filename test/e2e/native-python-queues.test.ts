@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
-import type { AuditEvent, WorkerHistoryEvent } from '../../src/history/types.js';
-import { runAndCheck } from '../../src/scenario/run-and-check.js';
-import { loadScenario, scenarioToRunPlan } from '../../src/scenario/load-scenario.js';
+import type { AuditEvent } from '../../src/history/types.js';
+import { runShippedScenario } from '../support/scenario-run.js';
 import { havePython, pythonSkipReason } from '../support/python.js';
 
 // Real Python queue libraries in native mode: their own worker loops in worker programs, faults
@@ -18,14 +17,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
-async function runScenario(queue: string, name: string) {
-  const plan = scenarioToRunPlan(await loadScenario(`scenarios/${name}.yaml`), { queue });
-  const { history, drained, result } = await runAndCheck(env, plan);
-  const byName = Object.fromEntries(result.results.map((r) => [r.checker, r]));
-  const audit = history.events.filter((e): e is AuditEvent => e.type === 'audit');
-  const worker = history.events.filter((e): e is WorkerHistoryEvent => e.type === 'worker');
-  return { history, drained, result, byName, audit, worker };
-}
+const runScenario = (queue: string, name: string) => runShippedScenario(env, queue, name);
 
 const isGrant = (e: AuditEvent) => e.new?.state === 'held' && e.old?.state !== 'held';
 const isExtension = (e: AuditEvent) =>

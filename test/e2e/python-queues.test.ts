@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
-import type { AuditEvent } from '../../src/history/types.js';
-import { runAndCheck } from '../../src/scenario/run-and-check.js';
-import { loadScenario, scenarioToRunPlan } from '../../src/scenario/load-scenario.js';
+import { runShippedScenario } from '../support/scenario-run.js';
 import {
   havePython,
   haveLibfaketime,
@@ -23,13 +21,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
-async function runScenario(queue: string, name: string) {
-  const plan = scenarioToRunPlan(await loadScenario(`scenarios/${name}.yaml`), { queue });
-  const { history, drained, result } = await runAndCheck(env, plan);
-  const byName = Object.fromEntries(result.results.map((r) => [r.checker, r]));
-  const audit = history.events.filter((e): e is AuditEvent => e.type === 'audit');
-  return { history, drained, result, byName, audit };
-}
+const runScenario = (queue: string, name: string) => runShippedScenario(env, queue, name);
 
 describe.skipIf(!havePython)(`queues in Python${pythonSkipReason}`, () => {
   it('the tiny queue in Python is valid through a pause past its lease, every write its own', async () => {

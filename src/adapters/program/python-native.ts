@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { ensurePythonEnvironment, PYTHON_CLIENT_DIR } from '../../env/python-install.js';
 import { AdapterError } from '../../queue/adapter-error.js';
-import type { NativeProgram } from '../../queue/types.js';
+import type { NativeProgram, QueueAdapter } from '../../queue/types.js';
+import { findLibfaketime, NO_LIBFAKETIME } from './program-clock.js';
 
 /**
  * A native worker program written in Python with leaseproof's client: `python -m <module>` in
@@ -58,4 +59,27 @@ export async function pythonModuleJson<T>(module: string, args: readonly string[
       }
     });
   });
+}
+
+/**
+ * `pythonModuleJson(module, ['--print-sql'])`, asked once per process and kept: how a native
+ * adapter gets its library's own statements. A failure is not kept (the next call asks again).
+ */
+export function librarySql<T>(module: string): () => Promise<T> {
+  let sql: Promise<T> | undefined;
+  return () => {
+    sql ??= pythonModuleJson<T>(module, ['--print-sql']).catch((error: unknown) => {
+      sql = undefined;
+      throw error;
+    });
+    return sql;
+  };
+}
+
+/**
+ * The `limits` of an adapter whose code runs in a worker program: its clock can be skewed only
+ * through libfaketime, so without it runs that skew a clock cannot be valid.
+ */
+export function programClockLimits(): QueueAdapter['limits'] {
+  return findLibfaketime() === undefined ? { clockSkew: false, reason: NO_LIBFAKETIME } : undefined;
 }
