@@ -4,6 +4,7 @@ import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
 import { pgBossQueue } from './pg-boss.js';
 import { graphileWorkerQueue } from './graphile-worker.js';
 import { pgqueuerQueue } from './pgqueuer.js';
+import { pgqueuerStatementsQueue } from './pgqueuer-statements.js';
 import { procrastinateQueue } from './procrastinate.js';
 import { procrastinateStatementsQueue } from './procrastinate-statements.js';
 
@@ -15,6 +16,7 @@ export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
   pgBossQueue,
   graphileWorkerQueue,
   pgqueuerQueue,
+  pgqueuerStatementsQueue,
   procrastinateQueue,
   procrastinateStatementsQueue,
 ]);

@@ -48,4 +48,23 @@ describe('checkPrimitives', () => {
       ).toEqual(['ack by the expired holder is refused, and writes nothing']);
     },
   );
+  it.skipIf(!havePython)(
+    `real Python libraries' statements: procrastinate's finish and pgqueuer's heartbeat and delete are unfenced; a native-only queue says it has no primitives${pythonSkipReason}`,
+    async () => {
+      const staleAck = 'ack by the expired holder is refused, and writes nothing';
+      const newAck = "the new holder's ack commits";
+      expect(failed(await checkPrimitives(env, 'procrastinate-statements'))).toEqual([
+        staleAck,
+        newAck,
+      ]);
+      expect(failed(await checkPrimitives(env, 'pgqueuer-statements'))).toEqual([
+        'extend by the expired holder is refused, and writes nothing',
+        staleAck,
+        newAck,
+      ]);
+      const native = await checkPrimitives(env, 'pgqueuer');
+      expect(native.checks.map((c) => c.outcome)).toEqual(['pass', 'skip']);
+      expect(native.checks[1]?.detail).toMatch(/runs only in native mode.*conform --worker/);
+    },
+  );
 });

@@ -35,6 +35,7 @@ const BUILT_IN = [
   'graphile-worker',
   // Python libraries: native mode (their own loops) and procrastinate's statements.
   'pgqueuer',
+  'pgqueuer-statements',
   'procrastinate',
   'procrastinate-statements',
 ];
