@@ -83,8 +83,8 @@ describe.skipIf(!havePython)(
       const worker = await start({ LEASEPROOF_TEST_MODE: 'crash-once' });
       worker.release();
       await worker.waitFor((e) => e.kind === 'connect', 10_000);
-      const failed = worker.events.find((e) => e.event.kind === 'error')?.event;
-      expect(failed?.kind === 'error' && failed.message).toMatch(
+      const failed = worker.events.find((e) => e.event.kind === 'claim')?.event;
+      expect(failed?.kind === 'claim' && failed.outcome === 'info' && failed.error).toMatch(
         /the library's loop ended: RuntimeError: the library's loop failed/,
       );
       expect(worker.running).toBe(true);

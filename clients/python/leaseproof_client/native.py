@@ -276,8 +276,9 @@ class NativeWorker:
 
         A library's worker loop that gives up (its connection lost to a partition or a database
         restart) would be restarted by the user's process supervisor (systemd, Kubernetes); here
-        the runner is that supervisor, without the process restart: the error is reported (an
-        ``error`` event, the traceback on stderr), the target is prepared again — a new
+        the runner is that supervisor, without the process restart: the error is reported (a
+        ``claim`` with outcome ``info``, as a fetch on a broken connection; the traceback on
+        stderr), the target is prepared again — a new
         connection, a new worker identity — until that succeeds, and run again. The worker
         counts as back at its next event (its next claim): a library's start-up after the
         restart is the supervisor's doing, not a free worker's delay (a target that can tell
@@ -294,7 +295,14 @@ class NativeWorker:
                 if self._stopping or not supervise:
                     raise
                 traceback.print_exc()
-                self.emit("error", message=f"the library's loop ended: {type(error).__name__}: {error}")
+                # Reported as leaseproof's own worker reports a fetch that failed on a broken
+                # connection — a claim whose outcome is unknown — so the history counts the worker
+                # as still cut off until it works again, not as a free worker while it restarts.
+                self.emit(
+                    "claim",
+                    outcome="info",
+                    error=f"the library's loop ended: {type(error).__name__}: {error}",
+                )
             while not self._stopping:
                 await asyncio.sleep(pause)
                 try:
