@@ -288,6 +288,13 @@ export interface QueueAdapter {
    */
   readonly limits?: { clockSkew?: false; reason?: string };
   /**
+   * Called once in each process and thread that will call the primitives (each worker and its
+   * heartbeat thread), after loading and before the worker says `ready`: start what the queue's
+   * code needs, so that the first claim or heartbeat does not pay for it inside a lease (a
+   * Python program that imports its library). Absent: nothing to start.
+   */
+  open?(): Promise<void>;
+  /**
    * Native mode (see `NativeLoop`): workers run the library's own loop, not leaseproof's. An
    * adapter with `native` may leave its primitives refusing with an `AdapterError`.
    */

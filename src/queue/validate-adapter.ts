@@ -49,6 +49,7 @@ export function adapterProblems(value: unknown): string[] {
     ['extend', 'a function (db, claim, ctx) => Promise<boolean> (or absent: no lease extension)'],
     ['leaseTerms', 'a function (requested lease) => { lease, notes, rescaled }'],
     ['backendPid', 'a function () => number | undefined'],
+    ['open', 'a function () => Promise<void>'],
   ];
   for (const [method, expected] of optional) {
     if (value[method] !== undefined && typeof value[method] !== 'function') {

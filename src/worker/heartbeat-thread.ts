@@ -19,6 +19,7 @@ const post = (message: FromHeartbeatThread): void => port.postMessage(message);
 const clock = new SkewedClock();
 if (config.clock) clock.set(config.clock);
 const adapter = await loadQueueAdapter(config.queue);
+await adapter.open?.();
 const connection = new ResilientConnection(
   config.databaseUrl,
   config.workerId,

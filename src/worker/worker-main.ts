@@ -82,6 +82,7 @@ process.on('SIGTERM', () => {
 
 if (config.clock) clock.set(config.clock);
 const adapter: QueueAdapter = await loadQueueAdapter(config.queue);
+await adapter.open?.();
 const behaviour = workerBehaviourOf(adapter);
 const ctx: QueueContext = {
   workerId: config.workerId,

@@ -51,6 +51,11 @@ export function statementsQueue(options: StatementsQueueOptions): QueueAdapter {
       return programClockLimits();
     },
     leaseTerms: (requested) => options.leaseTerms(requested),
+    // The program imports its library (seconds on a busy machine): started before `ready`, not
+    // by the first heartbeat inside a lease.
+    open: async () => {
+      await statements();
+    },
     claim: async (db, ctx) => (await statements()).claim(db, ctx),
     extend: async (db, claim, ctx) => {
       const adapter = await statements();
