@@ -27,7 +27,10 @@ export function applyWorkerEvent(s: DerivationState, i: number, e: WorkerHistory
   // ("the database system is starting up") while the worker reconnects. Every failed claim
   // drops the connection, so the next attempt that reaches the database says `connect` first.
   const stillCut = e.kind === 'claim' && e.outcome === 'info';
-  if (!Number.isNaN(worker.downSince) && !stillCut) {
+  // Nor does the `ready` of a worker whose loop sets itself up after `go` (a library's own
+  // loop): it is back at work from its first claim, and its set-up is no free worker's delay.
+  const settingUp = e.kind === 'ready' && e.startsOnGo === true;
+  if (!Number.isNaN(worker.downSince) && !stillCut && !settingUp) {
     // A worker that speaks is up again (a crashed worker restarted).
     worker.down.push(worker.downSince, e.t);
     worker.downSince = NaN;

@@ -98,6 +98,7 @@ const EVENTS: Record<HistoryEvent['type'], Shape> = {
     thread: optional(oneOf('main', 'heartbeat')),
     invokedT: optional(number),
     pid: optional(number),
+    startsOnGo: optional((v) => (v === true ? undefined : 'true')),
     ms: optional(number),
   },
   nemesis: {

@@ -188,6 +188,11 @@ export interface WorkerHistoryEvent {
   thread?: 'main' | 'heartbeat';
   /** For `starved` events: for how long, ms, ending at `t`; for a `sweep`, how late it started. */
   ms?: number;
+  /**
+   * On `ready`: the worker's loop does its own set-up after `go` (a library's worker loop in a
+   * native program), so it is at work from its first claim, not from `ready`.
+   */
+  startsOnGo?: true;
 }
 
 export type { FaultKind };

@@ -27,7 +27,11 @@ export function workerHistoryEvent(
   };
   switch (event.kind) {
     case 'ready':
-      return { ...base, detail: `pid ${event.pid}` };
+      return {
+        ...base,
+        detail: `pid ${event.pid}`,
+        ...(event.startsOnGo === true && { startsOnGo: true as const }),
+      };
     case 'claim':
       return {
         ...base,

@@ -83,7 +83,17 @@ export type Outcome = 'ok' | 'fail' | 'info';
 /** Something a worker did or saw. */
 export type WorkerEvent =
   /** Loaded and connected; `wireFormat` echoes the version this worker speaks. */
-  | { kind: 'ready'; at: number; pid: number; wireFormat: number }
+  | {
+      kind: 'ready';
+      at: number;
+      pid: number;
+      wireFormat: number;
+      /**
+       * The worker's loop sets itself up after `go` (a library's own loop in a native program):
+       * it is at work from its first claim, not from `ready`.
+       */
+      startsOnGo?: boolean;
+    }
   | {
       kind: 'claim';
       at: number;

@@ -59,6 +59,17 @@ describe('deriveHistory', () => {
     expect(worker.down.map(rel)).toEqual([30, 1000]);
   });
 
+  it('keeps a restarted worker whose loop sets itself up after go down until its first claim', () => {
+    const b = new HistoryBuilder(['w1', 'w2']);
+    b.enqueue('1', 0).enqueue('2', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1);
+    b.fault('crash', 'w1', 30, 1000);
+    // A native program: ready says it is loaded, not that its library's loop is fetching.
+    b.say('w1', 1000, 'ready', { startsOnGo: true });
+    b.grant('2', 'w1', 'c', 1090);
+    const worker = deriveHistory(b.end(1200).build()).workers.get('w1')!;
+    expect(worker.down.map(rel)).toEqual([30, 1090.2]);
+  });
+
   it('reads a delete by a worker as a completion, or as a dead-letter after its fail', () => {
     const b = new HistoryBuilder(['w1']);
     b.enqueue('1', 0).enqueue('2', 0).grant('1', 'w1', 'a', 0).grant('2', 'w1', 'b', 1);

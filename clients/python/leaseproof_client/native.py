@@ -256,7 +256,8 @@ class NativeWorker:
             self._drift_ppm = float(clock.get("driftPpm", 0) or 0)
         loop.add_signal_handler(signal.SIGTERM, self._on_sigterm)
         await self.target.prepare(self)
-        self.emit("ready", pid=os.getpid(), wireFormat=WIRE_FORMAT_VERSION)
+        # The library's loop sets itself up after go: at work from its first claim.
+        self.emit("ready", pid=os.getpid(), wireFormat=WIRE_FORMAT_VERSION, startsOnGo=True)
         pump = asyncio.create_task(self._pump())
         await self._go.wait()
         starvation = self.config.get("starvation") or {"periodMs": 20, "thresholdMs": 10}

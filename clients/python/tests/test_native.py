@@ -71,6 +71,7 @@ class NativeRunnerTest(unittest.TestCase):
         kinds = [e["kind"] for e in events if e["kind"] != "starved"]
         self.assertEqual(kinds, ["ready", "claim", "unit", "unit", "claim", "unit", "unit", "exit"])
         self.assertEqual(events[0]["wireFormat"], WIRE_FORMAT_VERSION)
+        self.assertIs(events[0]["startsOnGo"], True)
         # Attempt 1 fails by plan, attempt 2 completes.
         self.assertEqual(target.outcomes[1], "ok")
         self.assertRegex(target.outcomes[0], "planned failure of attempt 1")
