@@ -15,7 +15,13 @@ import uuid
 from datetime import timedelta
 from typing import Any, Dict, Optional, Tuple
 
+import psycopg
+from pgqueuer.adapters.persistence.qb import QueryQueueBuilder
+
 from leaseproof_client import serve
+
+# Imported here, not at the first call: the program starts before the worker says ready, and a
+# first claim or heartbeat must not pay for importing pgqueuer inside a lease.
 
 ENTRYPOINT = "leaseproof"
 
@@ -40,8 +46,6 @@ class PgqueuerStatements:
         return self.managers.setdefault(key, uuid.uuid4())
 
     def _raw(self, db: Any, sql: str, args: Any) -> Any:
-        import psycopg
-
         cursor = psycopg.RawCursor(db)
         cursor.execute(sql, list(args))
         return cursor
@@ -57,8 +61,6 @@ class PgqueuerStatements:
 
     def claim(self, db: Any, ctx: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         import json
-
-        from pgqueuer.adapters.persistence.qb import QueryQueueBuilder
 
         manager = self._manager(db, ctx)
         query = QueryQueueBuilder().build_dequeue_query(
@@ -90,14 +92,10 @@ class PgqueuerStatements:
         return bool(row and row[0])
 
     def extend(self, db: Any, claim: Dict[str, Any], ctx: Dict[str, Any]) -> bool:
-        from pgqueuer.adapters.persistence.qb import QueryQueueBuilder
-
         self._raw(db, QueryQueueBuilder().build_update_heartbeat_query(), [[int(claim["jobId"])]])
         return self._held(db, claim)
 
     def _log(self, db: Any, claim: Dict[str, Any], status: str) -> bool:
-        from pgqueuer.adapters.persistence.qb import QueryQueueBuilder
-
         cursor = self._raw(
             db, QueryQueueBuilder().build_log_job_query(), [[int(claim["jobId"])], [status], [None]]
         )

@@ -17,16 +17,20 @@ from __future__ import annotations
 import datetime
 from typing import Any, Dict, Optional, Tuple
 
+import psycopg
+from procrastinate.sql import queries as QUERIES
+
 from leaseproof_client import serve
+
+# Imported here, not at the first call: the program starts before the worker says ready, and a
+# first claim or heartbeat must not pay for importing procrastinate inside a lease.
 
 QUEUE = "leaseproof"
 DEFAULT_MAX_ATTEMPTS = 5
 
 
 def _queries() -> Dict[str, str]:
-    from procrastinate.sql import queries
-
-    return queries
+    return QUERIES
 
 
 class ProcrastinateStatements:
@@ -87,8 +91,6 @@ class ProcrastinateStatements:
         return self._held(db, claim)
 
     def _finish(self, db: Any, claim: Dict[str, Any], status: str) -> bool:
-        import psycopg
-
         try:
             db.execute(
                 _queries()["finish_job"],
@@ -105,8 +107,6 @@ class ProcrastinateStatements:
         return self._finish(db, claim, "succeeded")
 
     def fail(self, db: Any, claim: Dict[str, Any], error: str, ctx: Dict[str, Any]) -> bool:
-        import psycopg
-
         limit = int((claim.get("payload") or {}).get("_maxAttempts") or DEFAULT_MAX_ATTEMPTS)
         if int(claim["attempt"]) >= limit:
             return self._finish(db, claim, "failed")
