@@ -27,6 +27,12 @@ export function applyWorkerEvent(s: DerivationState, i: number, e: WorkerHistory
   // ("the database system is starting up") while the worker reconnects. Every failed claim
   // drops the connection, so the next attempt that reaches the database says `connect` first.
   const stillCut = e.kind === 'claim' && e.outcome === 'info';
+  // A claim that failed on a broken connection says the worker is cut off from its queue from
+  // then on (a library's loop that found its connection dead after a partition healed, and is
+  // being restarted): not free until it works again.
+  if (stillCut && Number.isNaN(worker.downSince)) {
+    worker.downSince = e.t;
+  }
   // Nor does the `ready` of a worker whose loop sets itself up after `go` (a library's own
   // loop): it is back at work from its first claim, and its set-up is no free worker's delay.
   const settingUp = e.kind === 'ready' && e.startsOnGo === true;

@@ -59,6 +59,16 @@ describe('deriveHistory', () => {
     expect(worker.down.map(rel)).toEqual([30, 1000]);
   });
 
+  it('marks a worker whose claim failed (a dead connection) down until it works again', () => {
+    const b = new HistoryBuilder(['w1', 'w2']);
+    b.enqueue('1', 0).grant('1', 'w2', 'a', 0);
+    b.say('w1', 500, 'claim', { phase: 'complete', outcome: 'info' });
+    b.say('w1', 520, 'claim', { phase: 'complete', outcome: 'info' });
+    b.say('w1', 650, 'connect');
+    const worker = deriveHistory(b.end(800).build()).workers.get('w1')!;
+    expect(worker.down.map(rel)).toEqual([500, 650]);
+  });
+
   it('keeps a restarted worker whose loop sets itself up after go down until its first claim', () => {
     const b = new HistoryBuilder(['w1', 'w2']);
     b.enqueue('1', 0).enqueue('2', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1);
