@@ -83,7 +83,19 @@ export const pgqueuerQueue: QueueAdapter = {
           "a job whose heartbeat went stale is re-picked however often; a scenario's " +
           'maxAttempts is not applied',
       ],
-      rescaled: [],
+      rescaled:
+        requested.pollMs < 100
+          ? [
+              {
+                constant: 'minimum dequeue poll interval',
+                library: 'timedelta(seconds=0.1)',
+                run: `${requested.pollMs} ms (the run's poll interval)`,
+                statement:
+                  'QueueManager.min_dequeue_poll_interval (pgqueuer/core/qm.py), set on the ' +
+                  'queue manager before run()',
+              },
+            ]
+          : [],
     };
   },
 

@@ -44,6 +44,9 @@ class PgqueuerTarget:
         )
         self.qm = QueueManager(Queries(AsyncpgDriver(self.connection)))
         qm = self.qm
+        # Time compression, stated in the run's lease terms: pgqueuer never re-checks the queue
+        # sooner than min_dequeue_poll_interval (100 ms), a constant, not a parameter.
+        qm.min_dequeue_poll_interval = timedelta(milliseconds=min(100.0, worker.lease["pollMs"]))
 
         @qm.entrypoint(ENTRYPOINT, on_failure="hold")
         async def handle(job: Any) -> None:
