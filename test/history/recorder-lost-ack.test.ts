@@ -105,15 +105,17 @@ it('an ack whose reply was lost is info for the worker, and committed in the aud
   expect(commit.t).toBeGreaterThan(start!.t);
   expect(commit.t).toBeLessThan(end!.t);
   expect(commit.old!.deadline!).toBeGreaterThan(commit.t);
-  // The heartbeat thread's extensions, timed on that thread's own clock, follow their invokes
-  // closely; every one committed, also the one whose reply the blackhole swallowed.
+  // The heartbeat thread's extensions, timed on that thread's own clock, each commit between
+  // their own invoke and the next one (the heartbeat sends one extension at a time and waits for
+  // its reply); every one committed, also the one whose reply the blackhole swallowed. The bound
+  // is the order of events, not a wall-time figure a loaded runner could exceed.
   const extensions = audit.filter((e) => e.old?.state === 'held' && e.new?.state === 'held');
   const invokes = worker.filter((e) => e.kind === 'extend' && e.phase === 'invoke');
   expect(extensions.length).toBeGreaterThanOrEqual(2);
   expect(invokes).toHaveLength(extensions.length);
   extensions.forEach((commit, i) => {
     expect(commit.t).toBeGreaterThan(invokes[i]!.t - slack);
-    expect(commit.t - invokes[i]!.t).toBeLessThan(100);
+    expect(commit.t).toBeLessThan((invokes[i + 1]?.t ?? end!.t) + slack);
   });
   // Nobody else touched the job: one grant, one completion, no retry.
   expect(audit.filter((e) => e.new?.state === 'held' && e.old?.state !== 'held')).toHaveLength(1);

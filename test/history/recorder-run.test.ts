@@ -180,10 +180,18 @@ describe('a recorded run of 2 workers and 20 jobs', () => {
     );
     expect(leaseError).toBeLessThan(0.01);
     const slack = history.header.clockUncertaintyMs + 1;
-    for (const lag of lags) {
-      expect(lag).toBeGreaterThan(-slack);
-      expect(lag).toBeLessThan(100);
+    for (const lag of lags) expect(lag).toBeGreaterThan(-slack);
+    // Bounded above by the order of events, not by a wall-time figure a loaded runner could
+    // exceed: a worker reports its claim before it acks, so before the ack commits.
+    const ackCommits = new Map<string, AuditEvent>();
+    for (const e of ofType('audit')) {
+      if (e.old?.state === 'held' && e.new?.state === 'completed') ackCommits.set(e.old.holder!, e);
     }
+    for (const claim of claims) {
+      expect(claim.t).toBeLessThan(ackCommits.get(claim.token!)!.t + slack);
+    }
+    // And typically close: the median is the reply's trip plus one IPC hop.
+    expect(sorted[sorted.length >> 1]).toBeLessThan(100);
   });
 
   it('survives a JSONL round trip unchanged', async () => {
