@@ -155,3 +155,19 @@ async function callFactory(
     });
   }
 }
+
+/**
+ * Loads the queue under test (`loadQueueAdapter`) and, for a native-mode queue, makes its
+ * worker program ready — a toolchain step that may take a minute the first time (a Go build, a
+ * Python environment) — before any run starts, so that it is never paid inside a run's
+ * set-up deadline or a worker's start-up. What cannot be made is an `EnvironmentError` that
+ * says what to install.
+ */
+export async function prepareQueueAdapter(
+  queue: string,
+  options: LoadQueueAdapterOptions = {},
+): Promise<QueueAdapter> {
+  const adapter = await loadQueueAdapter(queue, options);
+  await adapter.native?.program();
+  return adapter;
+}

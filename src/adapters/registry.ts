@@ -7,6 +7,7 @@ import { pgqueuerQueue } from './pgqueuer.js';
 import { pgqueuerStatementsQueue } from './pgqueuer-statements.js';
 import { procrastinateQueue } from './procrastinate.js';
 import { procrastinateStatementsQueue } from './procrastinate-statements.js';
+import { riverQueue } from './river.js';
 
 /**
  * Real queue libraries, driven through their own code (`src/adapters/`). Their packages are
@@ -19,6 +20,7 @@ export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
   pgqueuerStatementsQueue,
   procrastinateQueue,
   procrastinateStatementsQueue,
+  riverQueue,
 ]);
 
 /**

@@ -5,7 +5,7 @@ import { withEnvironment } from './with-environment.js';
 import { relative } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { explore } from '../explore/explore.js';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { prepareQueueAdapter } from '../adapters/load-adapter.js';
 import type { ExploreProgress, ExploreResult, UnconfirmedFailure } from '../explore/types.js';
 import { parseDuration } from '../scenario/duration.js';
 import { laneSeeds } from '../explore/lane-seeds.js';
@@ -99,7 +99,7 @@ export async function runExplore(flags: ExploreFlags): Promise<void> {
   const shard = flags.shard === undefined ? WHOLE : parseShard(flags.shard);
   const lanes = laneSeeds(seed, runs, parallel, shard);
   // Before the servers start: a mistyped queue is a usage error, not a failed search.
-  await loadQueueAdapter(flags.queue);
+  await prepareQueueAdapter(flags.queue);
   say(
     `explore: ${flags.queue}, up to ${runs} runs, seed ${seed}, budget ${flags.budget}` +
       (shard.count > 1 ? `, shard ${formatShard(shard)}` : '') +

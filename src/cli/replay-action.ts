@@ -7,7 +7,7 @@ import { jobStories, renderNarrative } from '../replay/narrative.js';
 import { parseSweep, renderWhatIf, replayWhatIf } from '../replay/what-if.js';
 import { runScenarios } from '../run/run-scenarios.js';
 import { withShutdownSignal } from './shutdown.js';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { prepareQueueAdapter } from '../adapters/load-adapter.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -24,7 +24,7 @@ export interface ReplayFlags {
 export async function replay(file: string, flags: ReplayFlags): Promise<void> {
   const incident = await loadIncident(file);
   // Before anything starts or is said: a mistyped queue is a usage error, not a failed replay.
-  await loadQueueAdapter(flags.queue);
+  await prepareQueueAdapter(flags.queue);
   if (flags.sweep !== undefined) {
     const leases = parseSweep(flags.sweep);
     const rows = await withEnvironment(flags.env, say, (env) =>

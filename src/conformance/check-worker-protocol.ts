@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { StartedEnvironment } from '../env/types.js';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { prepareQueueAdapter } from '../adapters/load-adapter.js';
 import { prepareAuditedQueue } from '../history/audited-queue.js';
 import { readAuditEvents } from '../history/audit-reader.js';
 import { unfinishedJobs, withRunClient } from '../pool/queue-database.js';
@@ -81,7 +81,7 @@ export async function checkWorkerProtocol(
   await check(
     'the queue loads and describes itself',
     async () => {
-      adapter = await loadQueueAdapter(queue);
+      adapter = await prepareQueueAdapter(queue);
       const mode = adapter.native === undefined ? "leaseproof's Node worker" : 'native program';
       return `"${adapter.name}" (${mode}): ${adapter.description}`;
     },

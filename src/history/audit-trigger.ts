@@ -51,17 +51,21 @@ export async function installAuditTrigger(
   for (const name of Object.keys(EXPRESSION_TYPES) as ExpressionName[]) {
     await checkExpression(client, audit, table, name);
   }
-  if (audit.bookkeeping !== undefined) {
+  for (const [name, condition] of [
+    ['bookkeeping', audit.bookkeeping],
+    ['sweep', audit.sweep],
+  ] as const) {
+    if (condition === undefined) continue;
     try {
       await client.query(
-        `SELECT (\n${audit.bookkeeping}\n)::boolean AS v FROM ${table} o, ${table} r
+        `SELECT (\n${condition}\n)::boolean AS v FROM ${table} o, ${table} r
           WHERE $1::boolean LIMIT 0`,
         [false],
       );
     } catch (error) {
       throw new AuditDescriptionError(
-        `audit description of table ${audit.table}: the bookkeeping condition ` +
-          `\`${audit.bookkeeping}\` does not evaluate over the rows o and r: ${messageOf(error)}`,
+        `audit description of table ${audit.table}: the ${name} condition ` +
+          `\`${condition}\` does not evaluate over the rows o and r: ${messageOf(error)}`,
         { cause: error },
       );
     }
@@ -76,7 +80,7 @@ export async function installAuditTrigger(
   await client.query(
     [
       AUDIT_DDL,
-      triggerFunctionSql(fn, table, auditTable, audit.expressions, audit.bookkeeping),
+      triggerFunctionSql(fn, table, auditTable, audit),
       `DROP TRIGGER IF EXISTS ${AUDIT_TRIGGER} ON ${table}`,
       `CREATE TRIGGER ${AUDIT_TRIGGER} AFTER INSERT OR UPDATE OR DELETE ON ${table}
          FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
@@ -233,9 +237,21 @@ function triggerFunctionSql(
   fn: string,
   table: string,
   auditTable: string,
-  expressions: AuditDescription['expressions'],
-  bookkeepingCondition?: string,
+  audit: AuditDescription,
 ): string {
+  const { expressions, bookkeeping: bookkeepingCondition, sweep: sweepCondition } = audit;
+  // The library's own sweep, run in a worker's process, is recorded under a name of its own.
+  const sweep =
+    sweepCondition === undefined
+      ? ''
+      : `  IF TG_OP = 'UPDATE' THEN
+    o := OLD;
+    r := NEW;
+    IF (\n${sweepCondition}\n) THEN
+      lp_app := lp_app || ':sweep';
+    END IF;
+  END IF;
+`;
   const bookkeeping =
     bookkeepingCondition === undefined
       ? ''
@@ -263,6 +279,7 @@ DECLARE
   lp_job text;
   lp_old_holder text; lp_old_deadline timestamptz; lp_old_state text;
   lp_new_holder text; lp_new_deadline timestamptz; lp_new_state text;
+  lp_app text := current_setting('application_name');
 BEGIN
   IF TG_OP <> 'INSERT' THEN
 ${body('old', 'OLD')}
@@ -270,9 +287,9 @@ ${body('old', 'OLD')}
   IF TG_OP <> 'DELETE' THEN
 ${body('new', 'NEW')}
   END IF;
-${bookkeeping}  INSERT INTO ${auditTable}
-    (op, job_id, old_holder, old_deadline, old_state, new_holder, new_deadline, new_state)
-  VALUES (lower(TG_OP), lp_job, lp_old_holder, lp_old_deadline, lp_old_state,
+${bookkeeping}${sweep}  INSERT INTO ${auditTable}
+    (op, app, job_id, old_holder, old_deadline, old_state, new_holder, new_deadline, new_state)
+  VALUES (lower(TG_OP), lp_app, lp_job, lp_old_holder, lp_old_deadline, lp_old_state,
           lp_new_holder, lp_new_deadline, lp_new_state);
   RETURN NULL;
 END`;

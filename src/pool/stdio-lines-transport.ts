@@ -25,13 +25,13 @@ const DRIFT_REWRITE_MS = 50;
  *   transport writes the worker's skew to its offset file (rewritten every 50 ms while it
  *   drifts); the `clock` message is still forwarded, so the program can report its clock.
  *   Without libfaketime the program's clock is real: the adapter declares `limits.clockSkew`.
+ *   A program with `clock: 'offset-file'` (a Go program) reads that file itself instead.
  */
 export function stdioLinesTransport(program: NativeProgram): WorkerTransport {
   return {
     name: 'stdio-lines',
     start(config: WorkerConfig): WorkerLink {
-      const library = findLibfaketime();
-      const clock = library === undefined ? undefined : new ProgramClock(library);
+      const clock = programClock(program);
       let drift: NodeJS.Timeout | undefined;
       const setSkew = (skew: ClockSkew | undefined): void => {
         clearInterval(drift);
@@ -104,6 +104,13 @@ export function stdioLinesTransport(program: NativeProgram): WorkerTransport {
       };
     },
   };
+}
+
+/** The offset file that skews this program's clock, or undefined where nothing can. */
+function programClock(program: NativeProgram): ProgramClock | undefined {
+  if (program.clock === 'offset-file') return new ProgramClock();
+  const library = findLibfaketime();
+  return library === undefined ? undefined : new ProgramClock(library);
 }
 
 function onLines(stream: NodeJS.ReadableStream, listener: (line: string) => void): void {

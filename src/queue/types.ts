@@ -168,6 +168,14 @@ export interface AuditDescription {
    * UPDATE is recorded.
    */
   bookkeeping?: string;
+  /**
+   * A SQL condition over the old row `o` and the new row `r` of an UPDATE that is the queue
+   * library's own background sweep, run inside a worker process (River's job rescuer, on
+   * whichever worker leads): recorded with the app `<worker id>:sweep`, so that checkers read it
+   * as a sweep — a release judged against the lease's deadline — not as that worker's write on
+   * a claim it never held. Absent: every write is its connection's.
+   */
+  sweep?: string;
 }
 
 /** See `AuditDescription.liveness`. */
@@ -211,6 +219,13 @@ export interface NativeProgram {
   env?: Record<string, string>;
   /** Working directory (default: the current one). */
   cwd?: string;
+  /**
+   * How the program's wall clock is skewed. `libfaketime` (the default): preloaded, where it is
+   * installed. `offset-file`: the program reads its offset itself from the file named by
+   * `LEASEPROOF_CLOCK_FILE` (libfaketime's format, seconds: `+1.5000`) — how a Go program built
+   * by leaseproof does it, since Go reads the clock without libc.
+   */
+  clock?: 'libfaketime' | 'offset-file';
 }
 
 /**
@@ -227,6 +242,15 @@ export interface NativeLoop {
   extendsLease: boolean;
   /** The program, resolved once per process (a toolchain may be installed on first need). */
   program(): Promise<NativeProgram>;
+  /**
+   * The library's own background sweep, when it recovers expired leases that way (River's job
+   * rescuer on its leader) rather than at the next fetch: what it does and the longest a lease
+   * past its deadline waits for it by design, for I8 as a harness-run sweep's interval is.
+   */
+  sweep?: {
+    description: string;
+    intervalMs(lease: LeaseSettings): number;
+  };
 }
 
 /** A queue under test. */

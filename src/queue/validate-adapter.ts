@@ -108,10 +108,10 @@ function auditProblems(audit: unknown): string[] {
   if (audit.completion !== 'update' && audit.completion !== 'delete') {
     problems.push(wrong('audit.completion', audit.completion, "'update' or 'delete'"));
   }
-  if (audit.bookkeeping !== undefined && !isText(audit.bookkeeping)) {
-    problems.push(
-      wrong('audit.bookkeeping', audit.bookkeeping, 'a SQL condition over the rows `o` and `r`'),
-    );
+  for (const key of ['bookkeeping', 'sweep'] as const) {
+    if (audit[key] !== undefined && !isText(audit[key])) {
+      problems.push(wrong(`audit.${key}`, audit[key], 'a SQL condition over the rows `o` and `r`'));
+    }
   }
   const { liveness } = audit;
   if (liveness !== undefined) {

@@ -12,7 +12,7 @@ import type { RunPlan, RunProgress } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { runAndCheck, type CheckedRun } from '../scenario/run-and-check.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { prepareQueueAdapter } from '../adapters/load-adapter.js';
 import { ConfigError, describeError } from '../errors.js';
 import type { Incident } from '../replay/load-incident.js';
 import type { Scenario } from '../scenario/scenario-types.js';
@@ -132,7 +132,7 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
   const loaded = await Promise.all(options.files.map((file) => loadScenarioOrIncident(file)));
   // So do the queues: a mistyped name or a missing adapter file would otherwise be found by
   // every one of its runs, after the servers started, as a column of `error` cells.
-  for (const queue of new Set(options.queues)) await loadQueueAdapter(queue);
+  for (const queue of new Set(options.queues)) await prepareQueueAdapter(queue);
   const whole = loaded.flatMap(({ scenario, incident }) =>
     options.queues.map((queue) => ({
       scenario,

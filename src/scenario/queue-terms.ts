@@ -31,7 +31,8 @@ export function settleQueueTerms(
   const terms = leaseTermsOf(adapter, requested);
   // A native worker runs the library's own loop: whether it heartbeats is the library's word.
   const extendsLease = adapter.native?.extendsLease ?? hasLeaseExtension(adapter);
-  const maintenance = adapter.maintenance;
+  // A harness-run sweep, or the library's own inside its workers: I8 allows for either.
+  const maintenance = adapter.maintenance ?? adapter.native?.sweep;
   const retries = adapter.retries !== false;
   const unskewedClock =
     skewsClock && adapter.limits?.clockSkew === false

@@ -384,3 +384,76 @@ describe('the audit of a lease kept alive in another table (audit.liveness)', ()
     );
   });
 });
+
+/**
+ * A queue shaped like River: no heartbeat, and a rescuer that runs inside whichever worker leads,
+ * marking the rows it rescues (`rescues + 1`). Only setup and enqueue are used here.
+ */
+const rescuerQueue: QueueAdapter = {
+  name: 'rescuer',
+  description: 'A test queue whose own sweep runs inside a worker process.',
+  audit: {
+    table: 'rs_jobs',
+    expressions: {
+      jobId: 'r.id::text',
+      holder: "CASE WHEN r.state = 'running' THEN r.attempt::text END",
+      deadline: "CASE WHEN r.state = 'running' THEN r.attempted_at + interval '1 second' END",
+      state:
+        "CASE r.state WHEN 'running' THEN 'held' WHEN 'done' THEN 'completed' ELSE 'pending' END",
+    },
+    completion: 'update',
+    sweep: 'r.rescues > o.rescues',
+  },
+  ...nativeOnlyPrimitives('rescuer'),
+  async setup(db) {
+    await db.query(`CREATE TABLE rs_jobs (id bigserial PRIMARY KEY, state text NOT NULL DEFAULT
+      'available', attempt int NOT NULL DEFAULT 0, attempted_at timestamptz,
+      rescues int NOT NULL DEFAULT 0)`);
+  },
+  async teardown(db) {
+    await db.query('DROP TABLE IF EXISTS rs_jobs');
+  },
+  async enqueue(db, jobs) {
+    const { rows } = await db.query<{ id: string }>(
+      'INSERT INTO rs_jobs SELECT FROM generate_series(1, $1::int) RETURNING id::text AS id',
+      [jobs.length],
+    );
+    return rows.map((r) => r.id);
+  },
+};
+
+describe("the audit of a library's own sweep run inside a worker (audit.sweep)", () => {
+  it('records the sweep\'s write as "<worker>:sweep", and the same worker\'s own writes as its own', async () => {
+    const db = await openAuditedDb(env, rescuerQueue);
+    try {
+      const [job] = await db.enqueue(1);
+      const w1 = await db.client('w1');
+      const w2 = await db.client('w2');
+      const fetch =
+        "UPDATE rs_jobs SET state = 'running', attempt = attempt + 1, attempted_at = now() WHERE id = $1";
+      await w1.query(fetch, [job]);
+      // w2 leads: its rescuer returns w1's job; then w2 fetches it as a worker.
+      await w2.query(
+        "UPDATE rs_jobs SET state = 'retryable', rescues = rescues + 1 WHERE id = $1",
+        [job],
+      );
+      await w2.query(fetch, [job]);
+      const events = await readAuditEvents(await db.observer());
+      expect(events.map((e) => [e.op, e.app, e.old?.state, e.new?.state])).toEqual([
+        ['insert', 'setup', undefined, 'pending'],
+        ['update', 'w1', 'pending', 'held'],
+        ['update', 'w2:sweep', 'held', 'pending'],
+        ['update', 'w2', 'pending', 'held'],
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('is refused with the condition named when it does not evaluate', async () => {
+    const broken = { ...rescuerQueue, audit: { ...rescuerQueue.audit, sweep: 'r.no_such > 0' } };
+    await expect(openAuditedDb(env, broken)).rejects.toThrow(
+      /rs_jobs: the sweep condition `r.no_such > 0` does not evaluate over the rows o and r/,
+    );
+  });
+});

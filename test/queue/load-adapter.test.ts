@@ -38,6 +38,7 @@ const BUILT_IN = [
   'pgqueuer-statements',
   'procrastinate',
   'procrastinate-statements',
+  'river',
 ];
 /** The variants whose worker differs from the reference worker; every other one shares it. */
 const OWN_WORKER: Record<string, object> = {

@@ -34,7 +34,8 @@ export class ProgramClock {
   private readonly file: string;
   private writtenMs: number | undefined;
 
-  constructor(private readonly library: string) {
+  /** `library`: libfaketime to preload; absent, the program reads the offset file itself. */
+  constructor(private readonly library?: string) {
     this.dir = mkdtempSync(join(tmpdir(), 'leaseproof-clock-'));
     this.file = join(this.dir, 'offset');
     this.set(0);
@@ -42,6 +43,7 @@ export class ProgramClock {
 
   /** The environment that makes a program read this clock. */
   env(): Record<string, string> {
+    if (this.library === undefined) return { LEASEPROOF_CLOCK_FILE: this.file };
     return {
       LD_PRELOAD: this.library,
       FAKETIME_TIMESTAMP_FILE: this.file,
