@@ -12,7 +12,7 @@ import { untilShutdown } from './with-environment.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
-/** `leaseproof env up | status | down | install-toxiproxy | install-python`. */
+/** `leaseproof env up | status | down | install-toxiproxy | install-python | install-go`. */
 export function envCommand(): Command {
   const env = new Command('env').description(
     'start, inspect and stop the servers a run needs (PostgreSQL + Toxiproxy)',
@@ -89,6 +89,17 @@ export function envCommand(): Command {
     .action(async () => {
       const { ensurePythonEnvironment } = await import('../env/python-install.js');
       say(`python: ${await ensurePythonEnvironment({ log: say })}`);
+    });
+
+  env
+    .command('install-go')
+    .description(
+      "build leaseproof's Go worker programs (River's) into .tools/go with the Go toolchain " +
+        '(no-op when they are current)',
+    )
+    .action(async () => {
+      const { ensureGoProgram, GO_PROGRAMS } = await import('../env/go-install.js');
+      for (const name of GO_PROGRAMS) say(`${name}: ${await ensureGoProgram(name, { log: say })}`);
     });
 
   return env;

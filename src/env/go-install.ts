@@ -8,6 +8,9 @@ import { EnvironmentError } from '../errors.js';
 /** leaseproof's Go client (`clients/go`), shipped with the package. */
 export const GO_CLIENT_DIR = fileURLToPath(new URL('../../clients/go/', import.meta.url));
 
+/** The worker programs of the Go client (`clients/go/cmd/<name>`). */
+export const GO_PROGRAMS: readonly string[] = ['river-native'];
+
 /** Where built worker programs go, relative to the project root. */
 export const GO_TOOLS_DIR = join('.tools', 'go');
 
@@ -81,6 +84,18 @@ export async function ensureGoProgram(
   return program;
 }
 
+/**
+ * Writes, in `dir`, a `go build -overlay` file that puts leaseproof's clock into the toolchain's
+ * `time` package (what `ensureGoProgram` builds with), and returns its path: for `go test` of
+ * the clock itself.
+ */
+export async function writeClockOverlay(dir: string, go = 'go'): Promise<string> {
+  const { goroot } = await goEnvironment(go);
+  const overlay = join(dir, 'overlay.json');
+  await writeFile(overlay, JSON.stringify({ Replace: await clockOverlay(goroot, dir) }));
+  return overlay;
+}
+
 /** The overlay entries that put leaseproof's clock into the toolchain's `time` package. */
 async function clockOverlay(goroot: string, stage: string): Promise<Record<string, string>> {
   const timeGo = join(goroot, 'src', 'time', 'time.go');
@@ -113,13 +128,13 @@ interface LibraryRescale {
 }
 
 /**
- * Applies a program's `rescale.json`, if it has one, to a vendored copy of the library in the
+ * (Exported for tests.) Applies a program's `rescale.json`, if it has one, to a vendored copy of the library in the
  * program's build tree (`go build -overlay` may not replace files of the module cache): each
  * edit's `from` text must be found exactly once in the library's source — a library whose text
  * differs is refused by name, never built half-rescaled — and each added file goes into the
  * library's package directory. True when the tree is vendored.
  */
-async function rescaleLibrary(go: string, name: string, source: string): Promise<boolean> {
+export async function rescaleLibrary(go: string, name: string, source: string): Promise<boolean> {
   const programDir = join(source, 'cmd', name);
   const text = await readFile(join(programDir, 'rescale.json'), 'utf8').catch(() => undefined);
   if (text === undefined) return false;

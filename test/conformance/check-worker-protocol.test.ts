@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkWorkerProtocol } from '../../src/conformance/check-worker-protocol.js';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
+import { goSkipReason, haveGo } from '../support/go.js';
 import { havePython, pythonSkipReason } from '../support/python.js';
 
 let env: StartedEnvironment;
@@ -30,6 +31,17 @@ describe('the worker protocol conformance check', () => {
       expect(report.checks.filter((c) => c.outcome === 'fail')).toEqual([]);
       expect(report.passed).toBe(true);
     },
+  );
+
+  it.skipIf(!haveGo)(
+    `passes for the Go client's native runner on River, its clock skewed by the build's overlay${goSkipReason}`,
+    async () => {
+      const report = await checkWorkerProtocol(env, 'river');
+      expect(report.checks.filter((c) => c.outcome !== 'pass')).toEqual([]);
+      expect(outcomes(report)['a clock skew reaches the clock its code reads']).toBe('pass');
+      expect(report.passed).toBe(true);
+    },
+    600_000,
   );
 
   it.skipIf(!havePython)(

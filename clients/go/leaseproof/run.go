@@ -104,6 +104,7 @@ func runNative(target Target, in io.Reader, out io.Writer) int {
 			return false
 		}
 	}
+	var reportedAt uint64 = ^uint64(0)
 	for !isStopping() {
 		err := target.Run(ctx, w)
 		if err == nil {
@@ -120,7 +121,13 @@ func runNative(target Target, in io.Reader, out io.Writer) int {
 		// Reported as leaseproof's own worker reports a fetch on a broken connection — a claim
 		// whose outcome is unknown — so the history counts the worker as cut off until it works
 		// again, not as a free worker while it restarts.
-		w.Emit("claim", map[string]any{"outcome": "info", "error": fmt.Sprintf("the library's loop ended: %v", err)})
+		// Once per outage: a loop that fails again before doing anything else is still cut off.
+		if w.emitted.Load() != reportedAt {
+			w.Emit("claim", map[string]any{"outcome": "info", "error": fmt.Sprintf("the library's loop ended: %v", err)})
+			reportedAt = w.emitted.Load()
+		} else {
+			fmt.Fprintf(os.Stderr, "the library's loop ended again: %v\n", err)
+		}
 		for !isStopping() {
 			time.Sleep(pause)
 			err := target.Prepare(ctx, w)

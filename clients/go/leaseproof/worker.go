@@ -36,6 +36,8 @@ type Worker struct {
 	effectMu sync.Mutex
 	// stallUntil is the monotonic ms until which handlers are held (a stall message).
 	stallUntil atomic.Uint64
+	// emitted counts the events sent, so that a loop failing again and again is reported once.
+	emitted atomic.Uint64
 }
 
 // Emit sends one event, stamped now on the monotonic clock.
@@ -51,6 +53,7 @@ func (w *Worker) Emit(kind string, fields map[string]any) {
 	}
 	w.outMu.Lock()
 	defer w.outMu.Unlock()
+	w.emitted.Add(1)
 	_, _ = w.out.Write(append(line, '\n'))
 }
 

@@ -46,7 +46,7 @@ describe.skipIf(!havePython)(`the Python client${pythonSkipReason}`, () => {
   it.skipIf(!haveLibfaketime)(
     `a skew set from outside moves the program's time.time(), live, and not its monotonic clock${libfaketimeSkipReason}`,
     async () => {
-      const clock = new ProgramClock(findLibfaketime()!);
+      const clock = new ProgramClock(findLibfaketime());
       const program = new LineProgram({
         command: [python, 'examples/tiny_queue.py'],
         env: { PYTHONPATH: PYTHON_CLIENT_DIR, ...clock.env() },
