@@ -105,7 +105,7 @@ async function clockOverlay(goroot: string, stage: string): Promise<Record<strin
     throw new EnvironmentError(
       `${timeGo} declares "${NOW_DECLARATION}" ${String(found)} times, not once: this Go ` +
         "toolchain's time package is not the one leaseproof's clock overlay was written for, " +
-        'so a Go worker program could not have its clock skewed (use Go 1.21 or later)',
+        'so a Go worker program could not have its clock skewed (use Go 1.26 or later, as River 0.51 requires)',
     );
   }
   const patched = join(stage, 'time.go');
@@ -165,7 +165,7 @@ async function goEnvironment(go: string): Promise<{ version: string; goroot: str
   const out = await capture(go, ['env', 'GOVERSION', 'GOROOT']).catch(() => {
     throw new EnvironmentError(
       `a Go worker program needs the Go toolchain, and "${go}" could not be run ` +
-        '(install Go 1.21 or later from https://go.dev/dl, or set LEASEPROOF_GO to the go command)',
+        '(install Go 1.26 or later, as River 0.51 requires, from https://go.dev/dl, or set LEASEPROOF_GO to the go command)',
     );
   });
   const [version = '', goroot = ''] = out.trim().split('\n');

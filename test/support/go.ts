@@ -7,4 +7,4 @@ export const haveGo =
 /** The title suffix of a test that needs Go. */
 export const goSkipReason = haveGo
   ? ''
-  : ' (skipped: no Go toolchain here; install Go 1.21+ from https://go.dev/dl or set LEASEPROOF_GO)';
+  : ' (skipped: no Go toolchain here; install Go 1.26+ from https://go.dev/dl or set LEASEPROOF_GO)';
