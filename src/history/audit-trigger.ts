@@ -239,30 +239,11 @@ function triggerFunctionSql(
   auditTable: string,
   audit: AuditDescription,
 ): string {
-  const { expressions, bookkeeping: bookkeepingCondition, sweep: sweepCondition } = audit;
-  // The library's own sweep, run in a worker's process, is recorded under a name of its own.
-  const sweep =
-    sweepCondition === undefined
-      ? ''
-      : `  IF TG_OP = 'UPDATE' THEN
-    o := OLD;
-    r := NEW;
-    IF (\n${sweepCondition}\n) THEN
-      lp_app := lp_app || ':sweep';
-    END IF;
-  END IF;
-`;
-  const bookkeeping =
-    bookkeepingCondition === undefined
-      ? ''
-      : `  IF TG_OP = 'UPDATE' THEN
-    o := OLD;
-    r := NEW;
-    IF (\n${bookkeepingCondition}\n) THEN
-      RETURN NULL;
-    END IF;
-  END IF;
-`;
+  const { expressions } = audit;
+  // Bookkeeping is not recorded; the library's own sweep, run in a worker's process, is
+  // recorded under a name of its own.
+  const bookkeeping = onUpdateWhere(audit.bookkeeping, 'RETURN NULL;');
+  const sweep = onUpdateWhere(audit.sweep, "lp_app := lp_app || ':sweep';");
   const body = (image: 'old' | 'new', row: 'OLD' | 'NEW') =>
     [
       `r := ${row};`,
@@ -295,6 +276,19 @@ ${bookkeeping}${sweep}  INSERT INTO ${auditTable}
 END`;
   const tag = dollarTag(text);
   return `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS ${tag}${text}\n${tag}`;
+}
+
+/** plpgsql that runs `then` for an UPDATE whose rows `o` and `r` meet `condition`, if any. */
+function onUpdateWhere(condition: string | undefined, then: string): string {
+  if (condition === undefined) return '';
+  return `  IF TG_OP = 'UPDATE' THEN
+    o := OLD;
+    r := NEW;
+    IF (\n${condition}\n) THEN
+      ${then}
+    END IF;
+  END IF;
+`;
 }
 
 /** A dollar-quote tag that does not occur in the body. */

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { ensurePythonEnvironment, PYTHON_CLIENT_DIR } from '../../env/python-install.js';
-import { AdapterError } from '../../queue/adapter-error.js';
 import type { NativeProgram, QueueAdapter } from '../../queue/types.js';
 import { findLibfaketime, NO_LIBFAKETIME } from './program-clock.js';
+import { askedOnce, programJson } from './program-json.js';
 
 /**
  * A native worker program written in Python with leaseproof's client: `python -m <module>` in
@@ -27,38 +26,11 @@ export async function pythonNativeProgram(module: string): Promise<NativeProgram
  */
 export async function pythonModuleJson<T>(module: string, args: readonly string[]): Promise<T> {
   const program = await pythonNativeProgram(module);
-  const [file, ...rest] = program.command;
-  return new Promise<T>((resolve, reject) => {
-    const child = spawn(file!, [...rest, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...program.env },
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const stderr = Buffer.concat(err).toString().trim().split('\n').slice(-8).join('\n');
-      if (code !== 0) {
-        reject(
-          new AdapterError(
-            `python -m ${module} ${args.join(' ')} failed (exit ${String(code)}):\n${stderr}`,
-          ),
-        );
-        return;
-      }
-      try {
-        resolve(JSON.parse(Buffer.concat(out).toString()) as T);
-      } catch (error) {
-        reject(
-          new AdapterError(
-            `python -m ${module} ${args.join(' ')} did not print JSON: ${String(error)}`,
-          ),
-        );
-      }
-    });
-  });
+  return programJson<T>(
+    `python -m ${module} ${args.join(' ')}`,
+    [...program.command, ...args],
+    program.env,
+  );
 }
 
 /**
@@ -66,14 +38,7 @@ export async function pythonModuleJson<T>(module: string, args: readonly string[
  * adapter gets its library's own statements. A failure is not kept (the next call asks again).
  */
 export function librarySql<T>(module: string): () => Promise<T> {
-  let sql: Promise<T> | undefined;
-  return () => {
-    sql ??= pythonModuleJson<T>(module, ['--print-sql']).catch((error: unknown) => {
-      sql = undefined;
-      throw error;
-    });
-    return sql;
-  };
+  return askedOnce(() => pythonModuleJson<T>(module, ['--print-sql']));
 }
 
 /**
