@@ -213,5 +213,20 @@ function nativeProblems(native: unknown): string[] {
   if (typeof native.program !== 'function') {
     problems.push(wrong('native.program', native.program, 'a function () => Promise<{ command }>'));
   }
+  const { sweep } = native;
+  if (sweep !== undefined) {
+    if (!isObject(sweep)) {
+      problems.push(wrong('native.sweep', sweep, '{ description, intervalMs(lease) }'));
+    } else {
+      if (!isText(sweep.description)) {
+        problems.push(wrong('native.sweep.description', sweep.description, 'a non-empty string'));
+      }
+      if (typeof sweep.intervalMs !== 'function') {
+        problems.push(
+          wrong('native.sweep.intervalMs', sweep.intervalMs, 'a function (lease) => number'),
+        );
+      }
+    }
+  }
   return problems;
 }

@@ -130,3 +130,41 @@ describe('lease terms', () => {
     expect(settleQueueTerms({ ...referenceQueue, retries: true }, LEASE)).toEqual({ lease: LEASE });
   });
 });
+
+describe('the terms of a native queue whose library sweeps inside its workers (River)', () => {
+  it('records the sweep allowance for I8, the compression and each rescaled constant', async () => {
+    const { riverQueue } = await import('../../src/adapters/river.js');
+    expect(adapterProblems(riverQueue)).toEqual([]);
+    const { lease, record } = settleQueueTerms(riverQueue, LEASE);
+    // No heartbeat: the lease is the rescue horizon, held for its whole length.
+    expect(lease).toEqual({ ...LEASE, heartbeatMs: 800, extendByMs: 800 });
+    expect(record?.extendsLease).toBe(false);
+    // k = 50 ms / 1 s: rescuer 30 s → 1.5 s, scheduler 5 s → 250 ms, first backoff ≤ 1.1 s → 55 ms.
+    expect(record?.maintenance?.intervalMs).toBe(1_805);
+    const rescaled = Object.fromEntries(record!.rescaled.map((r) => [r.constant, r.run]));
+    expect(rescaled['job rescuer interval']).toMatch(/^1500 ms \(× 0\.05/);
+    expect(
+      rescaled["leader TTL padding (a killed leader's row outlives it by interval + padding)"],
+    ).toMatch(/^500 ms/);
+    expect(rescaled['fetch cooldown']).toBe('5 ms');
+    expect(queueTermsLines(record).join('\n')).toMatch(
+      /Background sweep every 1805ms: River's job rescuer/,
+    );
+  });
+
+  it('refuses a native sweep of the wrong shape', () => {
+    const problems = adapterProblems({
+      ...referenceQueue,
+      native: {
+        description: 'a loop',
+        extendsLease: true,
+        program: () => Promise.resolve({ command: ['x'] }),
+        sweep: { description: '', intervalMs: 5 },
+      },
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^native.sweep.description: got a string/),
+      expect.stringMatching(/^native.sweep.intervalMs: got a number/),
+    ]);
+  });
+});
