@@ -15,6 +15,9 @@ import { noteStarvedReport } from './starvation-gauge.js';
 import { nodeIpcTransport } from './node-ipc-transport.js';
 import type { WorkerLink, WorkerTransport } from './worker-transport.js';
 
+// The first line of a runtime's crash report (Go's panics and fatal errors).
+const CRASH_LINE = /^(panic: |fatal error: |runtime: )/;
+
 /** A worker start-up's wall-time cap, as a multiple of its uncontended budget. */
 export const READY_WALL_FACTOR = 10;
 
@@ -59,6 +62,7 @@ export class StartedWorker extends EventEmitter<{
   private exited = false;
   private stopping: Promise<void> | undefined;
   private readonly stderrTail: string[] = [];
+  private crashLine: string | undefined;
   private wireError: Error | undefined;
   /** Set when the controller itself ends the process (a crash fault, a stop). */
   private ending = false;
@@ -104,6 +108,9 @@ export class StartedWorker extends EventEmitter<{
       }
     });
     link.onStderrLine((line) => {
+      // A Go runtime's crash says why on its first line, then dumps every goroutine: the tail
+      // alone would lose the why.
+      if (this.crashLine === undefined && CRASH_LINE.test(line)) this.crashLine = line;
       this.stderrTail.push(line);
       this.stderrTail.splice(0, Math.max(0, this.stderrTail.length - 20));
     });
@@ -115,6 +122,9 @@ export class StartedWorker extends EventEmitter<{
         this.ownExit = new EnvironmentError(
           `worker ${workerId} (${link.pid}) exited by itself (code ${String(code)}, signal ` +
             `${String(signal)}) before the run ended` +
+            (this.crashLine !== undefined && !this.stderrTail.slice(-12).includes(this.crashLine)
+              ? `: ${this.crashLine} …`
+              : '') +
             (this.stderrTail.length === 0 ? '' : `:\n${this.stderrTail.slice(-12).join('\n')}`),
         );
       }

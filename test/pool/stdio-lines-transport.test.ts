@@ -104,6 +104,15 @@ describe.skipIf(!havePython)(
       );
     }, 60_000);
 
+    it("a crash that dumps more than the stderr tail keeps its first line, the crash's why", async () => {
+      const worker = await start({ LEASEPROOF_TEST_MODE: 'fatal' });
+      worker.release();
+      await new Promise<void>((done) => worker.once('exit', () => done()));
+      expect(worker.exitedByItself?.message).toMatch(
+        /exited by itself \(code 2, signal null\) before the run ended: fatal error: concurrent map writes …:\n/,
+      );
+    }, 60_000);
+
     it('a line on stdout that is not the wire format kills the program and names the line', async () => {
       const worker = await start({ LEASEPROOF_TEST_MODE: 'noise' });
       worker.release();
