@@ -118,6 +118,8 @@ describe('beforeAction (where the CLI registers tsx)', () => {
     'env install-toxiproxy': undefined,
     // Its action may make a Python environment with pip (a minute): not run here.
     'env install-python': undefined,
+    // Its action may build a Go program (a minute): not run here.
+    'env install-go': undefined,
     check: ['check', missing],
     run: ['run', 'no-such-scenario'],
     suite: ['suite', missing],
