@@ -66,6 +66,9 @@ const RIVER_CONSTANTS: readonly { constant: string; ms: number; where: string }[
   },
 ];
 
+// River's first retry waits attempt⁴ s = 1 s, plus up to 10 % jitter (DefaultClientRetryPolicy).
+const FIRST_RETRY_LONGEST_MS = 1_100;
+
 function compression(lease: LeaseSettings): number {
   return lease.pollMs / RIVER_DEFAULT_POLL_MS;
 }
@@ -116,7 +119,7 @@ export const riverQueue: QueueAdapter = {
       intervalMs: (lease) => {
         const k = compression(lease);
         const [rescuer, scheduler] = RIVER_CONSTANTS;
-        return Math.round((rescuer!.ms + scheduler!.ms + 1_100) * k);
+        return Math.round((rescuer!.ms + scheduler!.ms + FIRST_RETRY_LONGEST_MS) * k);
       },
     },
   },

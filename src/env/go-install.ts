@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnvironmentError } from '../errors.js';
+import { runTool } from './run-tool.js';
 
 /** leaseproof's Go client (`clients/go`), shipped with the package. */
 export const GO_CLIENT_DIR = fileURLToPath(new URL('../../clients/go/', import.meta.url));
@@ -62,7 +62,7 @@ export async function ensureGoProgram(
     const source = join(stage, 'src');
     await cp(GO_CLIENT_DIR, source, { recursive: true });
     const vendored = await rescaleLibrary(go, name, source);
-    await run(
+    await runTool(
       go,
       [
         'build',
@@ -74,7 +74,7 @@ export async function ensureGoProgram(
         join(stage, name),
         `./cmd/${name}`,
       ],
-      source,
+      { cwd: source },
     );
     await rename(join(stage, name), program);
   } finally {
@@ -139,7 +139,7 @@ export async function rescaleLibrary(go: string, name: string, source: string): 
   const text = await readFile(join(programDir, 'rescale.json'), 'utf8').catch(() => undefined);
   if (text === undefined) return false;
   const rescale = JSON.parse(text) as LibraryRescale;
-  await run(go, ['mod', 'vendor'], source);
+  await runTool(go, ['mod', 'vendor'], { cwd: source });
   const moduleDir = join(source, 'vendor', rescale.module);
   for (const edit of rescale.edits) {
     const file = join(moduleDir, edit.file);
@@ -162,7 +162,7 @@ export async function rescaleLibrary(go: string, name: string, source: string): 
 }
 
 async function goEnvironment(go: string): Promise<{ version: string; goroot: string }> {
-  const out = await capture(go, ['env', 'GOVERSION', 'GOROOT']).catch(() => {
+  const out = await runTool(go, ['env', 'GOVERSION', 'GOROOT']).catch(() => {
     throw new EnvironmentError(
       `a Go worker program needs the Go toolchain, and "${go}" could not be run ` +
         '(install Go 1.26 or later, as River 0.51 requires, from https://go.dev/dl, or set LEASEPROOF_GO to the go command)',
@@ -197,34 +197,4 @@ async function exists(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-async function capture(file: string, args: string[], cwd?: string): Promise<string> {
-  return new Promise<string>((done, reject) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? done(Buffer.concat(out).toString()) : reject(new Error(`exit ${String(code)}`)),
-    );
-  });
-}
-
-async function run(file: string, args: string[], cwd: string): Promise<void> {
-  await new Promise<void>((done, reject) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-    const err: string[] = [];
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code === 0) return done();
-      const tail = err.join('').trim().split('\n').slice(-12).join('\n');
-      reject(
-        new EnvironmentError(
-          `${file} ${args.join(' ')} failed in ${cwd} (exit ${String(code)}):\n${tail}`,
-        ),
-      );
-    });
-  });
 }

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnvironmentError } from '../errors.js';
+import { runTool, ToolFailedError } from './run-tool.js';
 
 /** leaseproof's Python client (`clients/python`), shipped with the package. */
 export const PYTHON_CLIENT_DIR = fileURLToPath(new URL('../../clients/python/', import.meta.url));
@@ -85,21 +85,13 @@ function missingPython(python: string): EnvironmentError {
 }
 
 async function run(file: string, args: string[], whenMissing: Error | undefined): Promise<void> {
-  await new Promise<void>((done, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    const err: string[] = [];
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk.toString()));
-    child.on('error', (error) => reject(whenMissing ?? error));
-    child.on('exit', (code) => {
-      if (code === 0) return done();
-      const tail = err.join('').trim().split('\n').slice(-8).join('\n');
-      reject(
-        whenMissing && code !== 0 && /venv|ensurepip/.test(tail)
-          ? new EnvironmentError(`${whenMissing.message}\n${tail}`)
-          : new EnvironmentError(
-              `${file} ${args.join(' ')} failed (exit ${String(code)}):\n${tail}`,
-            ),
-      );
-    });
+  await runTool(file, args, { tailLines: 8 }).catch((error: unknown) => {
+    if (whenMissing === undefined) throw error;
+    // Not started at all, or a Python without venv: say what to install.
+    if (!(error instanceof ToolFailedError)) throw whenMissing;
+    if (/venv|ensurepip/.test(error.stderrTail)) {
+      throw new EnvironmentError(`${whenMissing.message}\n${error.stderrTail}`);
+    }
+    throw error;
   });
 }
