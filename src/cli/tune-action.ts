@@ -63,7 +63,8 @@ export async function tune(file: string, flags: TuneFlags): Promise<void> {
   for (const reason of outcome.reasons) console.log(`  - ${reason}`);
   for (const c of confirmation) {
     console.log(
-      `confirmed ${c.label} (point ${c.index + 1}, run at ×${fmt(c.timeScale)}): dup/1000 ` +
+      `confirmed ${c.label} (point ${c.index + 1}, run at ×${fmt(c.timeScale)}` +
+        `${c.realRuns > 1 ? `, ${c.realRuns} real runs until the crash struck a held job` : ''}): dup/1000 ` +
         `${fmt(c.measured.duplicatesPer1000)} real vs ${fmt(c.simulated.duplicatesPer1000)} sim, ` +
         `stall p50 ${fmt(c.measured.stallP50Ms)}ms vs ${fmt(c.simulated.stallP50Ms)}ms: ${c.verdict}`,
     );

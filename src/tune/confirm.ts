@@ -51,6 +51,8 @@ export interface Confirmation {
   measured: ConfirmFigures;
   /** measured / simulated per metric (NaN where simulated is 0 or nothing was measured). */
   ratio: { duplicatesPer1000: number; stallP50Ms: number };
+  /** Real runs it took for the crash to strike a held job (at most 3). */
+  realRuns: number;
   /** The tolerance, in words. */
   tolerance: string;
   agrees: boolean;
@@ -60,6 +62,9 @@ export interface Confirmation {
 
 /** The crash of every confirmation run: worker w1, this long after the workers start. */
 const CRASH_AT_MS = 300;
+
+/** Real runs tried per point until the crash strikes a held job. */
+const REAL_RUN_TRIES = 3;
 
 /** Confirms the k best points and one outside the budget on real runs in `env`. */
 export async function confirmPoints(
@@ -132,17 +137,26 @@ async function confirmOne(
   });
   const restartAfterMs = lease.durationMs;
   // Not runAndCheck: the figures below come from the history, and no invariant is judged here.
-  const { history } = await executeRun(env, {
-    scenario: `tune-confirm-${index + 1}`,
-    seed: spec.seed,
-    queue: 'reference',
-    workers,
-    lease,
-    plans,
-    faults: [{ kind: 'crash', atMs: CRASH_AT_MS, worker: 'w1', restartAfterMs }],
-    drainTimeoutMs: 120_000,
-  });
-  const measured = measure(history);
+  // The simulated crash always strikes a held job; a real one can find w1 idle (its first poll
+  // late on a loaded machine, or between two jobs). Such a run measures nothing the simulation
+  // predicts, so it is run again, a bounded number of times, and the confirmation says so.
+  let measured: (ConfirmFigures & { struckHeldJob: boolean }) | undefined;
+  let realRuns = 0;
+  while (realRuns < REAL_RUN_TRIES && measured?.struckHeldJob !== true) {
+    realRuns += 1;
+    const { history } = await executeRun(env, {
+      scenario: `tune-confirm-${index + 1}`,
+      seed: spec.seed,
+      queue: 'reference',
+      workers,
+      lease,
+      plans,
+      faults: [{ kind: 'crash', atMs: CRASH_AT_MS, worker: 'w1', restartAfterMs }],
+      drainTimeoutMs: 120_000,
+    });
+    measured = measure(history);
+  }
+  if (measured === undefined) throw new Error('unreachable: no real run');
   const sim = await simulatePoint(
     {
       leaseMs: lease.durationMs,
@@ -173,8 +187,11 @@ async function confirmOne(
     Number.isNaN(measured.stallP50Ms) && Number.isNaN(simulated.stallP50Ms)
       ? true
       : close(measured.stallP50Ms, simulated.stallP50Ms, stallSlack);
-  const agrees = dupOk && stallOk;
+  const agrees = dupOk && stallOk && measured.struckHeldJob;
   const why = [
+    ...(measured.struckHeldJob
+      ? []
+      : [`the real crash found w1 holding no job in ${realRuns} runs: nothing to compare`]),
     ...(dupOk
       ? []
       : [
@@ -192,7 +209,8 @@ async function confirmOne(
     timeScale: scale,
     scenario: { lease, workers, jobs, crashAtMs: CRASH_AT_MS },
     simulated,
-    measured,
+    measured: { duplicatesPer1000: measured.duplicatesPer1000, stallP50Ms: measured.stallP50Ms },
+    realRuns,
     ratio: {
       duplicatesPer1000: ratio(measured.duplicatesPer1000, simulated.duplicatesPer1000),
       stallP50Ms: ratio(measured.stallP50Ms, simulated.stallP50Ms),
@@ -205,13 +223,16 @@ async function confirmOne(
   };
 }
 
-/** Duplicates and crash stall of a real run, from its history. */
-export function measure(history: History): ConfirmFigures {
+/**
+ * Duplicates and crash stall of a real run, from its history, and whether the crash struck a
+ * job the worker held. An execution is a claim under which a unit's effect was written: the
+ * database's row, not the worker's report, which a SIGKILL can cut before it is sent.
+ */
+export function measure(history: History): ConfirmFigures & { struckHeldJob: boolean } {
   const derived = deriveHistory(history);
   const tokens = new Map<string, Set<string>>();
   for (const e of history.events) {
-    if (e.type !== 'worker' || e.kind !== 'unit' || e.job === undefined || e.token === undefined)
-      continue;
+    if (e.type !== 'effect') continue;
     let set = tokens.get(e.job);
     if (set === undefined) tokens.set(e.job, (set = new Set()));
     set.add(e.token);
@@ -234,6 +255,7 @@ export function measure(history: History): ConfirmFigures {
   return {
     duplicatesPer1000: jobs === 0 ? 0 : (duplicates * 1000) / jobs,
     stallP50Ms: stalls.length === 0 ? NaN : stalls[Math.ceil(stalls.length / 2) - 1]!,
+    struckHeldJob: stalls.length > 0,
   };
 }
 

@@ -7,7 +7,7 @@ import { WorkerPool } from '../../src/pool/worker-pool.js';
 import { loadQueueAdapter } from '../../src/adapters/load-adapter.js';
 import { AdapterError } from '../../src/queue/adapter-error.js';
 import { startQueueRun, units } from '../support/queue-run.js';
-import { processTable, waitGone } from '../support/processes.js';
+import { descendantsOf, processTable, waitGone } from '../support/processes.js';
 import { finished, firstJsonLine, spawnTs } from '../support/run-node.js';
 
 let env: StartedEnvironment;
@@ -74,7 +74,10 @@ describe('worker process lifecycle', () => {
   it('a bad adapter file fails the pool start with one clear error and leaves no worker', async () => {
     const database = await env.createDatabase();
     await prepareQueue(database, await loadQueueAdapter('reference'), []);
-    const before = processTable().filter((p) => p.command.includes('worker-main')).length;
+    // This test's own children only: other test files run workers beside it on the machine.
+    const ownWorkers = (): number =>
+      descendantsOf(process.pid).filter((p) => p.command.includes('worker-main')).length;
+    const before = ownWorkers();
     const error: unknown = await WorkerPool.start({
       env,
       database,
@@ -86,7 +89,7 @@ describe('worker process lifecycle', () => {
     expect(String((error as Error).message)).toMatch(/bad-adapter\.ts/);
     expect(String((error as Error).message)).toMatch(/ack/);
     expect(String((error as Error).message)).toMatch(/claim/);
-    expect(processTable().filter((p) => p.command.includes('worker-main')).length).toBe(before);
+    expect(ownWorkers()).toBe(before);
     await expect(loadQueueAdapter('test/queue/fixtures/bad-adapter.ts')).rejects.toBeInstanceOf(
       AdapterError,
     );
