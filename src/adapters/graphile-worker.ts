@@ -35,7 +35,8 @@ export const GRAPHILE_TASK = 'leaseproof';
 export const GRAPHILE_LOCK_TIMEOUT_SQL = "interval '4 hours'";
 
 const LOCK_TIMEOUT_MS = 4 * 60 * 60 * 1000;
-/** graphile-worker's `maxResetLockedInterval` (its sweep runs every 8 to 10 minutes). */
+/** graphile-worker's `minResetLockedInterval` and `maxResetLockedInterval` (8 to 10 minutes). */
+const MIN_RESET_LOCKED_MS = 8 * 60 * 1000;
 const MAX_RESET_LOCKED_MS = 10 * 60 * 1000;
 
 // The table of the run's scaled lock timeout, read by the audit's deadline expression: the
@@ -328,5 +329,15 @@ export const graphileWorkerQueue: QueueAdapter = {
 
 /** The sweep's cadence in a run: graphile-worker's longest, at the lease's scale. */
 function resetIntervalMs(lease: LeaseSettings): number {
-  return Math.max(1, Math.round((lease.durationMs * MAX_RESET_LOCKED_MS) / LOCK_TIMEOUT_MS));
+  return resetLockedIntervalsMs(lease).maxMs;
+}
+
+/**
+ * graphile-worker's stale-lock sweep interval in a run, its `minResetLockedInterval` and
+ * `maxResetLockedInterval` (8 and 10 minutes) at the lease's scale (the lease is the 4 hours).
+ */
+export function resetLockedIntervalsMs(lease: LeaseSettings): { minMs: number; maxMs: number } {
+  const at = (ms: number): number =>
+    Math.max(1, Math.round((lease.durationMs * ms) / LOCK_TIMEOUT_MS));
+  return { minMs: at(MIN_RESET_LOCKED_MS), maxMs: at(MAX_RESET_LOCKED_MS) };
 }

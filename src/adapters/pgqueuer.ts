@@ -12,7 +12,8 @@
  */
 import { nativeOnlyPrimitives } from '../queue/native-only.js';
 import type { LeaseSettings, QueueAdapter, SqlClient } from '../queue/types.js';
-import { librarySql, programClockLimits, pythonNativeProgram } from './program/python-native.js';
+import { programClockLimits } from './program/program-clock.js';
+import { librarySql, pythonNativeProgram } from './program/python-native.js';
 
 /** The Python module that runs pgqueuer's loop as a native worker. */
 export const PGQUEUER_MODULE = 'leaseproof_client.targets.pgqueuer_native';

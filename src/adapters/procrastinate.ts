@@ -15,7 +15,8 @@
  */
 import { nativeOnlyPrimitives } from '../queue/native-only.js';
 import type { LeaseSettings, QueueAdapter, SqlClient } from '../queue/types.js';
-import { librarySql, programClockLimits, pythonNativeProgram } from './program/python-native.js';
+import { programClockLimits } from './program/program-clock.js';
+import { librarySql, pythonNativeProgram } from './program/python-native.js';
 
 /** The Python module that runs procrastinate's worker as a native worker. */
 export const PROCRASTINATE_MODULE = 'leaseproof_client.targets.procrastinate_native';

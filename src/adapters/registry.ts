@@ -2,7 +2,9 @@ import type { QueueAdapter } from '../queue/types.js';
 import { referenceQueue } from '../queue/reference-queue.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
 import { pgBossQueue } from './pg-boss.js';
+import { pgBossNativeQueue } from './pg-boss-native.js';
 import { graphileWorkerQueue } from './graphile-worker.js';
+import { graphileWorkerNativeQueue } from './graphile-worker-native.js';
 import { pgqueuerQueue } from './pgqueuer.js';
 import { pgqueuerStatementsQueue } from './pgqueuer-statements.js';
 import { procrastinateQueue } from './procrastinate.js';
@@ -15,7 +17,9 @@ import { riverQueue } from './river.js';
  */
 export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
   pgBossQueue,
+  pgBossNativeQueue,
   graphileWorkerQueue,
+  graphileWorkerNativeQueue,
   pgqueuerQueue,
   pgqueuerStatementsQueue,
   procrastinateQueue,

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { QueueAdapter } from '../../queue/types.js';
 
 // Where Debian's `faketime` package (and a source build) put the preload library.
 const LIBFAKETIME_CANDIDATES = [
@@ -66,4 +67,12 @@ export class ProgramClock {
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The `limits` of an adapter whose code runs in a worker program: its clock can be skewed only
+ * through libfaketime, so without it runs that skew a clock cannot be valid.
+ */
+export function programClockLimits(): QueueAdapter['limits'] {
+  return findLibfaketime() === undefined ? { clockSkew: false, reason: NO_LIBFAKETIME } : undefined;
 }

@@ -1,6 +1,5 @@
 import { ensurePythonEnvironment, PYTHON_CLIENT_DIR } from '../../env/python-install.js';
-import type { NativeProgram, QueueAdapter } from '../../queue/types.js';
-import { findLibfaketime, NO_LIBFAKETIME } from './program-clock.js';
+import type { NativeProgram } from '../../queue/types.js';
 import { askedOnce, programJson } from './program-json.js';
 
 /**
@@ -39,12 +38,4 @@ export async function pythonModuleJson<T>(module: string, args: readonly string[
  */
 export function librarySql<T>(module: string): () => Promise<T> {
   return askedOnce(() => pythonModuleJson<T>(module, ['--print-sql']));
-}
-
-/**
- * The `limits` of an adapter whose code runs in a worker program: its clock can be skewed only
- * through libfaketime, so without it runs that skew a clock cannot be valid.
- */
-export function programClockLimits(): QueueAdapter['limits'] {
-  return findLibfaketime() === undefined ? { clockSkew: false, reason: NO_LIBFAKETIME } : undefined;
 }

@@ -1,6 +1,7 @@
 import type { LeaseSettings, LeaseTerms, QueueAdapter } from '../../queue/types.js';
 import { programQueue } from './program-queue.js';
-import { programClockLimits, pythonNativeProgram } from './python-native.js';
+import { programClockLimits } from './program-clock.js';
+import { pythonNativeProgram } from './python-native.js';
 
 /** What `statementsQueue` needs. */
 export interface StatementsQueueOptions {
