@@ -74,7 +74,11 @@ export class NativeWorker {
   private skewSince = monotonicMs();
   private effects: EffectRecorder | undefined;
   private released: (() => void) | undefined;
-  private readonly go = new Promise<void>((resolve) => (this.released = resolve));
+  /**
+   * Resolves at the controller's `go` (or a SIGTERM before it): a library started in `prepare`
+   * must not fetch before it.
+   */
+  readonly started = new Promise<void>((resolve) => (this.released = resolve));
   private stoppingValue = false;
   private exitReason = 'stopped';
 
@@ -151,6 +155,15 @@ export class NativeWorker {
     this.configValue = config.config;
     if (config.config.clock !== undefined) this.setSkew(config.config.clock);
     process.on('SIGTERM', () => this.onSigterm());
+    // A library promise nobody awaits that rejects (pg-boss 10's work() does not await its
+    // complete() or fail(): on a cut connection they reject unhandled) would end the process
+    // under Node's default. A user's process that survives that has such a handler; this one
+    // reports each as an `error` event in the history and goes on.
+    process.on('unhandledRejection', (reason) => {
+      const message = `unhandled rejection in the library: ${String(reason)}`;
+      this.log(message);
+      this.emit({ kind: 'error', message });
+    });
     // The rest of stdin: control messages, and its end — the controller went away, and a
     // worker never outlives it.
     void (async () => {
@@ -171,7 +184,7 @@ export class NativeWorker {
       wireFormat: WIRE_FORMAT_VERSION,
       startsOnGo: true,
     });
-    await this.go;
+    await this.started;
     const probe = new StarvationProbe(
       'main',
       this.config.starvation ?? DEFAULT_STARVATION,

@@ -3,7 +3,12 @@ import { checkWorkerProtocol } from '../../src/conformance/check-worker-protocol
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import { goSkipReason, haveGo } from '../support/go.js';
-import { havePython, pythonSkipReason } from '../support/python.js';
+import {
+  haveLibfaketime,
+  havePython,
+  libfaketimeSkipReason,
+  pythonSkipReason,
+} from '../support/python.js';
 
 let env: StartedEnvironment;
 beforeAll(async () => {
@@ -42,6 +47,17 @@ describe('the worker protocol conformance check', () => {
       expect(report.passed).toBe(true);
     },
     600_000,
+  );
+
+  it.skipIf(!haveLibfaketime).each(['pg-boss-native', 'graphile-worker-native'])(
+    `passes for the Node client's native runner on %s's own loop, its clock skewed by libfaketime${libfaketimeSkipReason}`,
+    async (queue) => {
+      const report = await checkWorkerProtocol(env, queue);
+      expect(report.checks.filter((c) => c.outcome !== 'pass')).toEqual([]);
+      expect(outcomes(report)['a clock skew reaches the clock its code reads']).toBe('pass');
+      expect(report.passed).toBe(true);
+    },
+    120_000,
   );
 
   it.skipIf(!havePython)(

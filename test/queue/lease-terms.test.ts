@@ -168,3 +168,36 @@ describe('the terms of a native queue whose library sweeps inside its workers (R
     ]);
   });
 });
+
+describe('the terms of the Node libraries in native mode', () => {
+  it("pg-boss-native: whole-second lease, pg-boss's least poll, its supervisor's allowance", async () => {
+    const { pgBossNativeQueue } = await import('../../src/adapters/pg-boss-native.js');
+    expect(adapterProblems(pgBossNativeQueue)).toEqual([]);
+    const { lease, record } = settleQueueTerms(pgBossNativeQueue, LEASE);
+    // 800 ms → 1 s (expireInSeconds); 50 ms poll → 500 ms (pollingIntervalSeconds ≥ 0.5).
+    expect(lease).toEqual({
+      durationMs: 1_000,
+      heartbeatMs: 1_000,
+      extendByMs: 1_000,
+      pollMs: 500,
+    });
+    expect(record?.extendsLease).toBe(false);
+    expect(record?.maintenance?.intervalMs).toBe(2_000);
+    const lines = queueTermsLines(record).join('\n');
+    expect(lines).toMatch(/rounded up to 1000 ms/);
+    expect(lines).toMatch(/polls at least every 500 ms/);
+  });
+
+  it('graphile-worker-native: the lock timeout and the reset timer at the lease’s scale', async () => {
+    const { graphileWorkerNativeQueue } =
+      await import('../../src/adapters/graphile-worker-native.js');
+    expect(adapterProblems(graphileWorkerNativeQueue)).toEqual([]);
+    const { lease, record } = settleQueueTerms(graphileWorkerNativeQueue, LEASE);
+    expect(lease).toEqual({ ...LEASE, heartbeatMs: 800, extendByMs: 800 });
+    // 10 minutes of 4 hours = lease / 24: 800 ms → 33 ms; 8 minutes → 27 ms.
+    expect(record?.maintenance?.intervalMs).toBe(33);
+    const rescaled = Object.fromEntries(record!.rescaled.map((r) => [r.constant, r.run]));
+    expect(rescaled['lock timeout']).toBe("interval '800 milliseconds'");
+    expect(rescaled['stale-lock sweep interval']).toBe('27–33 ms (8–10 minutes at the same scale)');
+  });
+});

@@ -40,24 +40,37 @@ interface GraphileWorker {
   Logger: new (factory: () => LogFunction) => unknown;
 }
 
+// The one statement of graphile-worker's that claims: its getJobs update counts an attempt.
+const CLAIM_MARKER = 'attempts = jobs.attempts + 1';
+
 /**
  * pg's Client with graphile-worker's lock timeout rewritten to the run's lease in the one
- * statement that holds it (`resetLockedAt`); every other statement passes as it is.
+ * statement that holds it (`resetLockedAt`), and its claim held until `gate` resolves (the
+ * controller's `go`: the pool starts, checks its schema and listens before, as a worker process
+ * that has booted does, and fetches after). Every other statement passes as it is.
  */
-function rewritingClient(lease: LeaseSettings): typeof pg.Client {
+function rewritingClient(lease: LeaseSettings, gate: Promise<void>): typeof pg.Client {
   const rescale = rescaleResetLocked(lease);
   const rewrite = (text: string): string =>
     text.includes(GRAPHILE_LOCK_TIMEOUT_SQL) ? rescale(text) : text;
   class RewritingClient extends pg.Client {
     override query(...args: unknown[]): never {
       const [first, ...rest] = args;
-      const config =
+      const text =
         typeof first === 'string'
-          ? rewrite(first)
+          ? first
           : typeof first === 'object' && first !== null && 'text' in first
-            ? { ...first, text: rewrite(String(first.text)) }
-            : first;
-      return (super.query as (...a: unknown[]) => never)(config, ...rest);
+            ? String(first.text)
+            : undefined;
+      const config =
+        text === undefined
+          ? first
+          : typeof first === 'string'
+            ? rewrite(text)
+            : { ...(first as object), text: rewrite(text) };
+      const send = (): never => (super.query as (...a: unknown[]) => never)(config, ...rest);
+      if (text?.includes(CLAIM_MARKER) === true) return gate.then(send) as never;
+      return send();
     }
   }
   return RewritingClient;
@@ -76,24 +89,19 @@ export class GraphileWorkerTarget implements NativeTarget {
       application_name: workerId,
       // One job at a time, plus the LISTEN connection graphile-worker holds.
       max: 3,
-      Client: rewritingClient(lease),
+      Client: rewritingClient(lease, worker.started),
     });
     // A connection cut by a fault errors here; graphile-worker's loop retries its own work.
     pool.on('error', (error) => worker.log(`pg pool: ${error.message}`));
     this.pool = pool;
-  }
-
-  async run(worker: NativeWorker): Promise<void> {
-    const pool = this.pool;
-    if (pool === undefined) throw new Error('graphile-worker target: run before prepare');
     const graphile = requireLibrary<GraphileWorker>(GRAPHILE_WORKER);
-    const { lease } = worker.config;
     const reset = resetLockedIntervalsMs(lease);
     const logger = new graphile.Logger(() => (level, message) => {
       // stdout carries events only: graphile-worker's log goes to stderr.
       if (level !== 'debug') worker.log(`graphile-worker ${level}: ${message}`);
     });
-    const runner = await graphile.run({
+    // Started here, before `ready`: its first claim waits for `go` in the pool's client.
+    this.runner = await graphile.run({
       pgPool: pool,
       schema: GRAPHILE_SCHEMA,
       concurrency: 1,
@@ -116,7 +124,11 @@ export class GraphileWorkerTarget implements NativeTarget {
         },
       },
     });
-    this.runner = runner;
+  }
+
+  async run(worker: NativeWorker): Promise<void> {
+    const runner = this.runner;
+    if (runner === undefined) throw new Error('graphile-worker target: run before prepare');
     if (worker.stopping) await runner.stop();
     await runner.promise;
   }
