@@ -6,6 +6,7 @@ import { benchEnvStartup } from './env-startup.js';
 import { benchExplore } from './explore.js';
 import { benchFlake } from './flake.js';
 import { benchFlakeDemo } from './flake-demo.js';
+import { benchLibrarySuites } from './library-suites.js';
 import { benchQueueThroughput } from './queue-throughput.js';
 import { benchSuiteTime } from './suite-time.js';
 import { benchTune } from './tune.js';
@@ -20,8 +21,9 @@ const benches: Record<string, () => Promise<void>> = {
   tune: () => benchTune(),
   cli: () => benchCliStartup(),
 };
-// Opt-in only: each takes most of an hour.
+// Opt-in only: each takes a quarter of an hour or more.
 const long: Record<string, () => Promise<void>> = {
+  libraries: () => benchLibrarySuites(process.argv.slice(3)),
   flake: () =>
     process.argv.includes('--demo')
       ? benchFlakeDemo(process.argv.slice(3))
