@@ -4,6 +4,7 @@ import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import { goSkipReason, haveGo } from '../support/go.js';
 import { havePython, pythonSkipReason } from '../support/python.js';
+import { haveJava, javaSkipReason } from '../support/java.js';
 
 let env: StartedEnvironment;
 beforeAll(async () => {
@@ -37,6 +38,17 @@ describe('the worker protocol conformance check', () => {
     `passes for the Go client's native runner on River, its clock skewed by the build's overlay${goSkipReason}`,
     async () => {
       const report = await checkWorkerProtocol(env, 'river');
+      expect(report.checks.filter((c) => c.outcome !== 'pass')).toEqual([]);
+      expect(outcomes(report)['a clock skew reaches the clock its code reads']).toBe('pass');
+      expect(report.passed).toBe(true);
+    },
+    600_000,
+  );
+
+  it.skipIf(!haveJava)(
+    `passes for the Java client's native runner on db-scheduler, its JVM's clock skewed by libfaketime${javaSkipReason}`,
+    async () => {
+      const report = await checkWorkerProtocol(env, 'db-scheduler');
       expect(report.checks.filter((c) => c.outcome !== 'pass')).toEqual([]);
       expect(outcomes(report)['a clock skew reaches the clock its code reads']).toBe('pass');
       expect(report.passed).toBe(true);
