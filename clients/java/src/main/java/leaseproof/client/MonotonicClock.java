@@ -8,8 +8,8 @@ package leaseproof.client;
  * returns {@code clock_gettime(CLOCK_MONOTONIC)} as it is (os_linux / os_posix
  * {@code javaTimeNanos}): the same origin as Python's {@code time.monotonic_ns()} and Node's
  * {@code process.hrtime}. leaseproof's test (test/env/java-install.test.ts) checks it against
- * Node's clock across processes, and {@link #check()} refuses a JVM where it is far from the
- * kernel's time since boot — a VM that does it otherwise would misplace every event.
+ * Node's clock across processes; {@link NativeRunner} warns on stderr when it is far from the
+ * kernel's time since boot, where a VM that does it otherwise would misplace every event.
  */
 public final class MonotonicClock {
   private MonotonicClock() {}

@@ -23,6 +23,9 @@ public final class NativeRunner {
   /** How long a SIGTERM waits for the library's graceful stop before the JVM halts anyway. */
   private static final long STOP_BOUND_SECONDS = 120;
 
+  /** How far System.nanoTime() may be from /proc/uptime (hundredths of a second) unremarked. */
+  private static final double CLOCK_TOLERANCE_MS = 1_000;
+
   private final Target target;
   private final BufferedReader in;
   private final OutputStream out;
@@ -117,6 +120,15 @@ public final class NativeRunner {
     if (first.wireFormat() == null || first.wireFormat() != WireFormat.VERSION) {
       System.err.println("wire format " + first.wireFormat() + " is not " + WireFormat.VERSION);
       return 2;
+    }
+    double distance = MonotonicClock.distanceFromUptimeMs();
+    if (Math.abs(distance) > CLOCK_TOLERANCE_MS) {
+      // Not refused: a machine that was suspended shows the same distance, and its
+      // CLOCK_MONOTONIC is still right. Said, for whoever reads a run's misplaced events.
+      System.err.printf(
+          "warning: System.nanoTime() is %.0f ms from the time since boot: if this JVM's"
+              + " monotonic clock is not CLOCK_MONOTONIC, its event times are misplaced%n",
+          distance);
     }
     Worker w = new Worker(first.config(), out);
     worker = w;
