@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLibfaketime } from '../../src/adapters/program/program-clock.js';
-import { ensureJavaProgram, JAVA_CLIENT_DIR } from '../../src/env/java-install.js';
+import { ensureJavaProgram, JAVA_CLIENT_DIR, javaCommand } from '../../src/env/java-install.js';
 import { haveJava, javaSkipReason } from '../support/java.js';
 
 let dir: string;
@@ -34,16 +34,23 @@ describe.skipIf(!haveJava)(`the Java client and its build${javaSkipReason}`, () 
       recursive: true,
       filter: (from) => !relative(JAVA_CLIENT_DIR, from).startsWith('target'),
     });
-    const run = spawnSync('mvn', ['-B', 'test'], { cwd: source, encoding: 'utf8' });
+    const run = spawnSync(process.env.LEASEPROOF_MVN ?? 'mvn', ['-B', 'test'], {
+      cwd: source,
+      encoding: 'utf8',
+    });
     expect(run.stdout).toMatch(/Tests run: [1-9]\d*, Failures: 0, Errors: 0, Skipped: 0$/m);
     expect(run.status, run.stdout.slice(-4000) + run.stderr).toBe(0);
   }, 600_000);
 
   it("reads CLOCK_MONOTONIC through System.nanoTime: the JVM's reading falls between two of Node's", () => {
     const before = monotonicMs();
-    const run = spawnSync('java', ['test/fixtures/java/ClockProbe.java', join(dir, 'unused')], {
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      javaCommand(),
+      ['test/fixtures/java/ClockProbe.java', join(dir, 'unused')],
+      {
+        encoding: 'utf8',
+      },
+    );
     const after = monotonicMs();
     expect(run.status, run.stderr).toBe(0);
     const [first] = run.stdout
@@ -58,7 +65,7 @@ describe.skipIf(!haveJava)(`the Java client and its build${javaSkipReason}`, () 
     "libfaketime moves the JVM's wall clock live, not System.nanoTime, and leaves its timed waits whole (FAKETIME_FORCE_MONOTONIC_FIX=0)",
     () => {
       const offsetFile = join(dir, 'offset');
-      const run = spawnSync('java', ['test/fixtures/java/ClockProbe.java', offsetFile], {
+      const run = spawnSync(javaCommand(), ['test/fixtures/java/ClockProbe.java', offsetFile], {
         encoding: 'utf8',
         env: {
           ...process.env,
@@ -99,7 +106,7 @@ describe.skipIf(!haveJava)(`the Java client and its build${javaSkipReason}`, () 
     const built = (await stat(first)).mtimeMs;
     expect(await ensureJavaProgram('leaseproof-java')).toBe(first);
     expect((await stat(first)).mtimeMs).toBe(built);
-    const run = spawnSync('java', ['-jar', first, '--print-sql'], { encoding: 'utf8' });
+    const run = spawnSync(javaCommand(), ['-jar', first, '--print-sql'], { encoding: 'utf8' });
     const sql = JSON.parse(run.stdout) as Record<string, string>;
     expect(sql).toMatchObject({ version: '16.7.1', taskName: 'leaseproof' });
     expect(sql.install).toMatch(/create table scheduled_tasks/);
