@@ -10,6 +10,7 @@ import { pgqueuerStatementsQueue } from './pgqueuer-statements.js';
 import { procrastinateQueue } from './procrastinate.js';
 import { procrastinateStatementsQueue } from './procrastinate-statements.js';
 import { riverQueue } from './river.js';
+import { dbSchedulerQueue } from './db-scheduler.js';
 
 /**
  * Real queue libraries, driven through their own code (`src/adapters/`). Their packages are
@@ -25,6 +26,7 @@ export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
   procrastinateQueue,
   procrastinateStatementsQueue,
   riverQueue,
+  dbSchedulerQueue,
 ]);
 
 /**

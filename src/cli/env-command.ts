@@ -12,7 +12,7 @@ import { untilShutdown } from './with-environment.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
-/** `leaseproof env up | status | down | install-toxiproxy | install-python | install-go`. */
+/** `leaseproof env up | status | down | install-toxiproxy | install-python | install-go | install-java`. */
 export function envCommand(): Command {
   const env = new Command('env').description(
     'start, inspect and stop the servers a run needs (PostgreSQL + Toxiproxy)',
@@ -100,6 +100,19 @@ export function envCommand(): Command {
     .action(async () => {
       const { ensureGoProgram, GO_PROGRAMS } = await import('../env/go-install.js');
       for (const name of GO_PROGRAMS) say(`${name}: ${await ensureGoProgram(name, { log: say })}`);
+    });
+
+  env
+    .command('install-java')
+    .description(
+      "build leaseproof's Java worker program (db-scheduler's) into .tools/java with Maven " +
+        '(no-op when it is current)',
+    )
+    .action(async () => {
+      const { ensureJavaProgram, JAVA_PROGRAMS } = await import('../env/java-install.js');
+      for (const name of JAVA_PROGRAMS) {
+        say(`${name}: ${await ensureJavaProgram(name, { log: say })}`);
+      }
     });
 
   return env;

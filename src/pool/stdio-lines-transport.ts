@@ -18,7 +18,8 @@ const DRIFT_REWRITE_MS = 50;
  *
  * Two things the transport does for the program, so that no client has to:
  * - **Time.** A program stamps events with CLOCK_MONOTONIC in ms (Python `time.monotonic_ns()`,
- *   Go's `CLOCK_MONOTONIC`, Java's `System.nanoTime()` is not it). The transport moves them onto
+ *   Go's `CLOCK_MONOTONIC`, Java's `System.nanoTime()` on HotSpot/Linux, checked by
+ *   test/env/java-install.test.ts). The transport moves them onto
  *   the controller's own monotonic scale (`performance.timeOrigin + performance.now()`), which
  *   is what Node workers stamp and what the history's clock offset is measured against.
  * - **Clock skew.** With libfaketime installed, the program runs with it preloaded and the

@@ -120,6 +120,8 @@ describe('beforeAction (where the CLI registers tsx)', () => {
     'env install-python': undefined,
     // Its action may build a Go program (a minute): not run here.
     'env install-go': undefined,
+    // Its action may build the Java jar with Maven (a minute): not run here.
+    'env install-java': undefined,
     check: ['check', missing],
     run: ['run', 'no-such-scenario'],
     suite: ['suite', missing],

@@ -9,6 +9,7 @@ import {
   libfaketimeSkipReason,
   pythonSkipReason,
 } from '../support/python.js';
+import { haveJava, javaSkipReason } from '../support/java.js';
 
 let env: StartedEnvironment;
 beforeAll(async () => {
@@ -42,6 +43,17 @@ describe('the worker protocol conformance check', () => {
     `passes for the Go client's native runner on River, its clock skewed by the build's overlay${goSkipReason}`,
     async () => {
       const report = await checkWorkerProtocol(env, 'river');
+      expect(report.checks.filter((c) => c.outcome !== 'pass')).toEqual([]);
+      expect(outcomes(report)['a clock skew reaches the clock its code reads']).toBe('pass');
+      expect(report.passed).toBe(true);
+    },
+    600_000,
+  );
+
+  it.skipIf(!haveJava)(
+    `passes for the Java client's native runner on db-scheduler, its JVM's clock skewed by libfaketime${javaSkipReason}`,
+    async () => {
+      const report = await checkWorkerProtocol(env, 'db-scheduler');
       expect(report.checks.filter((c) => c.outcome !== 'pass')).toEqual([]);
       expect(outcomes(report)['a clock skew reaches the clock its code reads']).toBe('pass');
       expect(report.passed).toBe(true);

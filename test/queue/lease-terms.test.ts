@@ -201,3 +201,34 @@ describe('the terms of the Node libraries in native mode', () => {
     expect(rescaled['stale-lock sweep interval']).toBe('27–33 ms (8–10 minutes at the same scale)');
   });
 });
+
+describe('the terms of db-scheduler: its lease is heartbeatInterval × missedHeartbeatsLimit', () => {
+  it('keeps the lease, maps the heartbeat onto a limit of at least 4, and states the compression', async () => {
+    const { dbSchedulerQueue, dbSchedulerMapping } =
+      await import('../../src/adapters/db-scheduler.js');
+    expect(adapterProblems(dbSchedulerQueue)).toEqual([]);
+    // 800 ms / 200 ms: four missed heartbeats of 200 ms, the scenario's own heartbeat.
+    const { lease, record } = settleQueueTerms(dbSchedulerQueue, LEASE);
+    expect(lease).toEqual(LEASE);
+    expect(record?.extendsLease).toBe(true);
+    // The dead-execution detection runs every 2 × heartbeatInterval; one poll to pick it.
+    expect(record?.maintenance?.intervalMs).toBe(450);
+    // k = 50 ms / 10 s: the 5 min retry delay becomes 1.5 s, the 30 min shutdown wait 9 s.
+    const rescaled = Object.fromEntries(record!.rescaled.map((r) => [r.constant, r.run]));
+    expect(rescaled["a failed one-time task's retry delay"]).toMatch(/^1500 ms \(× 0\.005/);
+    expect(rescaled['graceful shutdown wait']).toMatch(/^9000 ms/);
+    // A heartbeat of half the lease would be a limit of 2, which db-scheduler refuses: 4 of
+    // lease / 4, said in the notes.
+    const half = dbSchedulerQueue.leaseTerms!({ ...LEASE, heartbeatMs: 400 });
+    expect(half.lease.heartbeatMs).toBe(200);
+    expect(half.notes.join('\n')).toMatch(/heartbeat of 400 ms becomes 200 ms \(lease \/ 4/);
+    // A heartbeat that does not divide the lease: the lease is kept, the interval is not whole.
+    expect(dbSchedulerMapping({ ...LEASE, durationMs: 1_000, heartbeatMs: 300 })).toMatchObject({
+      missedHeartbeatsLimit: 4,
+      heartbeatMs: 250,
+    });
+    expect(dbSchedulerMapping({ ...LEASE, durationMs: 1_000, heartbeatMs: 150 })).toMatchObject({
+      missedHeartbeatsLimit: 7,
+    });
+  });
+});

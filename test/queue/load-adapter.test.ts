@@ -39,6 +39,7 @@ const BUILT_IN = [
   'procrastinate',
   'procrastinate-statements',
   'river',
+  'db-scheduler',
 ];
 /** The variants whose worker differs from the reference worker; every other one shares it. */
 const OWN_WORKER: Record<string, object> = {
