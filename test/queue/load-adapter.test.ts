@@ -30,9 +30,12 @@ const BUILT_IN = [
   'extend-without-token',
   'check-then-write',
   'heartbeat-ignores-errors',
-  // The real libraries (src/adapters/), driven through their own code.
+  // The real libraries (src/adapters/), driven through their own code: their statements under
+  // leaseproof's loop, and (`-native`) their own loops.
   'pg-boss',
+  'pg-boss-native',
   'graphile-worker',
+  'graphile-worker-native',
   // Python libraries: native mode (their own loops) and procrastinate's statements.
   'pgqueuer',
   'pgqueuer-statements',
