@@ -27,8 +27,10 @@ afterAll(async () => {
 const isGrant = (e: AuditEvent) => e.new?.state === 'held' && e.old?.state !== 'held';
 
 describe.skipIf(!haveJava)(`db-scheduler in native mode${javaSkipReason}`, () => {
-  it("its own Scheduler picks and completes, and another scheduler revives a crashed worker's execution", async () => {
-    const run = await runShippedScenario(env, 'db-scheduler', 'crash-mid-handler');
+  it("its own Scheduler picks and completes, and another scheduler revives a paused worker's execution", async () => {
+    // A pause, not a crash: a scheduler between two polls may be crashed holding nothing; one
+    // paused 250 ms after go holds its first one-second job through the 2 s pause.
+    const run = await runShippedScenario(env, 'db-scheduler', 'pause-mid-long-job');
     expect(run.result.valid).not.toBe('error');
     expect(run.drained).toBe(true);
     // Picks came from db-scheduler's polling on the workers' own connections.
@@ -37,7 +39,7 @@ describe.skipIf(!haveJava)(`db-scheduler in native mode${javaSkipReason}`, () =>
     // Every handler reported its claim under the holder the audit saw (picked_by#version).
     const holders = new Set(grants.map((e) => e.new!.holder));
     const claims = run.worker.filter((e) => e.kind === 'claim' && e.outcome === 'ok');
-    expect(claims.length).toBeGreaterThanOrEqual(30);
+    expect(claims.length).toBeGreaterThanOrEqual(3);
     expect(
       claims.every((e) => holders.has(e.token!) && /^w\d+-[0-9a-f]{8}#\d+$/.test(e.token!)),
     ).toBe(true);
@@ -51,8 +53,8 @@ describe.skipIf(!haveJava)(`db-scheduler in native mode${javaSkipReason}`, () =>
     );
     expect(extensions.length).toBeGreaterThan(0);
     // Completion deletes the row.
-    expect(run.audit.filter((e) => e.op === 'delete').length).toBeGreaterThanOrEqual(30);
-    // The crash left an execution picked; the dead-execution detection of a surviving
+    expect(run.audit.filter((e) => e.op === 'delete').length).toBe(3);
+    // The pause left an execution picked; the dead-execution detection of the other
     // scheduler revived it: recorded as that worker's sweep, not as its write on a claim it
     // never held.
     const revives = run.audit.filter(
