@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { RunDatabase } from '../env/types.js';
-import type { JobSpec, QueueAdapter, SetupContext } from '../queue/types.js';
+import type { JobSpec, QueueAdapter, SetupContext, SqlClient } from '../queue/types.js';
 import { adapterDeadline, adapterLoadTimeoutMs } from '../queue/adapter-deadline.js';
 import { EFFECTS_DDL } from '../worker/effects.js';
 
@@ -69,7 +69,7 @@ export async function prepareQueue(
  * How many jobs are not yet terminal (completed, failed for good, or dead-lettered), read from the lease table
  * through the adapter's audit description — the same view of the queue the audit trigger has.
  */
-export async function unfinishedJobs(client: pg.Client, adapter: QueueAdapter): Promise<number> {
+export async function unfinishedJobs(client: SqlClient, adapter: QueueAdapter): Promise<number> {
   const { table, expressions, completion } = adapter.audit;
   const sql =
     completion === 'delete'

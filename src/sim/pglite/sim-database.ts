@@ -1,0 +1,148 @@
+/**
+ * PostgreSQL in-process for the simulation: PGlite (PostgreSQL compiled to WebAssembly), where
+ * a queue adapter's own SQL — its claim predicate, fences, deadlines — and leaseproof's audit
+ * trigger run against a real planner and executor, in simulated time: PGlite's `now()` and
+ * `clock_timestamp()` read the process's `Date`, which @sinonjs/fake-timers replaces.
+ *
+ * PGlite is one session. Every simulated connection's statement runs alone, in the order the
+ * simulation issues them, each under its own `application_name` (set before it, as a real
+ * connection's is for its life), so the audit attributes writes as on a real server. What that
+ * cannot model is refused or stated, never approximated silently: a transaction spread over
+ * several statements would interleave with other workers' statements on the one session
+ * (`SimulationLimitError`), and row-lock waits between concurrent transactions never happen.
+ *
+ * Determinism: `gen_random_uuid()` is shadowed by a function of a sequence and the run's seed
+ * (the search path puts `public` first), and `random()` is seeded (`setseed`), so one seed gives
+ * one history.
+ */
+import type { PGlite } from '@electric-sql/pglite';
+import type { SqlClient } from '../../queue/types.js';
+
+/** What the simulation cannot do with a statement, said as such. */
+export class SimulationLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SimulationLimitError';
+  }
+}
+
+// A transaction opened by one statement and closed by another: the session would carry it
+// across other workers' statements.
+const TRANSACTION_CONTROL = /^\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK|END|SAVEPOINT)\b/i;
+
+/** One PGlite instance, reset between runs. */
+export class SimDatabase {
+  private tail: Promise<unknown> = Promise.resolve();
+  private inFlight = 0;
+  private currentApp: string | undefined;
+
+  private constructor(private readonly db: PGlite) {}
+
+  /** Starts PGlite (seconds: start one and reset it per run). */
+  static async start(): Promise<SimDatabase> {
+    const { PGlite } = await import('@electric-sql/pglite');
+    return new SimDatabase(await PGlite.create());
+  }
+
+  /**
+   * A fresh database for a run: the public schema dropped and made again, the deterministic
+   * uuid and random seeded by `seed`.
+   */
+  async reset(seed: number): Promise<void> {
+    await this.exclusive(async () => {
+      this.currentApp = undefined;
+      await this.db.exec(`
+        DROP SCHEMA IF EXISTS public CASCADE;
+        CREATE SCHEMA public;
+        SET search_path = public, pg_catalog;
+        SET application_name = 'leaseproof-sim';
+        CREATE SEQUENCE public.leaseproof_sim_uuid;
+        CREATE FUNCTION public.gen_random_uuid() RETURNS uuid LANGUAGE sql AS $$
+          SELECT md5('${String(seed)}:' || nextval('public.leaseproof_sim_uuid'))::uuid
+        $$;`);
+      await this.db.query('SELECT setseed($1)', [seedFraction(seed)]);
+    });
+  }
+
+  /**
+   * A connection of the simulation, by its `application_name` (a worker id, the controller,
+   * `<worker>:sweep`). Its statements queue behind every statement issued before them.
+   */
+  client(applicationName: string): SqlClient {
+    return {
+      query: <R extends Record<string, unknown> = Record<string, unknown>>(
+        sql: string,
+        params?: unknown[],
+      ) =>
+        this.exclusive(async () => {
+          if (TRANSACTION_CONTROL.test(sql)) {
+            throw new SimulationLimitError(
+              'a transaction over several statements cannot be simulated on one session ' +
+                `(statement: ${sql.trim().slice(0, 60)}): run this queue for real`,
+            );
+          }
+          if (this.currentApp !== applicationName) {
+            await this.db.query('SELECT set_config($1, $2, false)', [
+              'application_name',
+              applicationName,
+            ]);
+            this.currentApp = applicationName;
+          }
+          const result =
+            params === undefined || params.length === 0
+              ? await this.execOne<R>(sql)
+              : await this.db.query<R>(sql, params);
+          return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+        }),
+    };
+  }
+
+  /** Stops PGlite; idempotent. */
+  async stop(): Promise<void> {
+    if (this.db.closed) return;
+    await this.db.close();
+  }
+
+  // A statement without parameters may be several (a setup script): `exec` runs them all and
+  // the last one's result is the statement's.
+  private async execOne<R>(sql: string): Promise<{ rows: R[]; affectedRows?: number }> {
+    const results = await this.db.exec(sql);
+    const last = results[results.length - 1];
+    return {
+      rows: (last?.rows ?? []) as R[],
+      ...(last?.affectedRows !== undefined && { affectedRows: last.affectedRows }),
+    };
+  }
+
+  /**
+   * Resolves once no statement is queued or running, and every continuation of the last one
+   * has run: the simulation advances its clock only then, so that a statement's caller sees its
+   * answer at the simulated instant it was sent, whatever PGlite's own scheduling.
+   */
+  async settled(): Promise<void> {
+    for (let quiet = 0; quiet < 2;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      quiet = this.inFlight === 0 ? quiet + 1 : 0;
+      if (this.inFlight > 0) await this.tail;
+    }
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    this.inFlight += 1;
+    const run = async (): Promise<T> => {
+      try {
+        return await work();
+      } finally {
+        this.inFlight -= 1;
+      }
+    };
+    const next = this.tail.then(run, run);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** A seed as `setseed` takes it: a number in [-1, 1]. */
+function seedFraction(seed: number): number {
+  return ((Math.abs(Math.trunc(seed)) % 2_000_001) - 1_000_000) / 1_000_000;
+}
