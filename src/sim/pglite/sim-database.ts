@@ -92,7 +92,11 @@ export class SimDatabase {
             params === undefined || params.length === 0
               ? await this.execOne<R>(sql)
               : await this.db.query<R>(sql, params);
-          return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+          // pg's rowCount: the rows a write touched, or the rows a SELECT returned.
+          return {
+            rows: result.rows,
+            rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
+          };
         }),
     };
   }

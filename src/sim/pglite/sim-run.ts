@@ -23,7 +23,9 @@ import { readEffectEvents } from '../../history/effects-reader.js';
 import type { History, HistoryEvent, NemesisEvent } from '../../history/types.js';
 import { HISTORY_VERSION } from '../../history/types.js';
 import { workerHistoryEvent } from '../../history/worker-events.js';
+import { MAINTENANCE_APP } from '../../pool/maintenance-loop.js';
 import { unfinishedJobs } from '../../pool/queue-database.js';
+import { settleQueueTerms } from '../../scenario/queue-terms.js';
 import { hasLeaseExtension } from '../../queue/lease-terms.js';
 import type {
   Claim,
@@ -45,8 +47,26 @@ export interface SimFault {
   kind: 'crash' | 'pause' | 'partition';
   worker: string;
   atMs: number;
-  /** A crash's restart delay; a pause's or partition's length. */
+  /** A crash's restart delay (Infinity: it stays dead); a pause's or partition's length. */
   forMs: number;
+  /**
+   * A partition's kind, as the scenario's: `blackhole` (no answer: the statement bound runs
+   * out), `reset` or `down` (an error at once). Default `blackhole`.
+   */
+  mode?: 'blackhole' | 'reset' | 'down';
+  /**
+   * Which way a partition cuts: `upstream` and `both` lose the statement (it never applies),
+   * `downstream` its answer (it applies; the worker does not know). `down` cuts both.
+   */
+  direction?: 'both' | 'upstream' | 'downstream';
+}
+
+/** A partition window of one worker. */
+interface Cut {
+  from: number;
+  to: number;
+  mode: NonNullable<SimFault['mode']>;
+  direction: NonNullable<SimFault['direction']>;
 }
 
 /** What to simulate. */
@@ -64,6 +84,14 @@ export interface SimRunPlan {
   rttMs?: number;
   /** The run ends here even if not drained, ms after the start (default 120 000). */
   horizonMs?: number;
+  /** Attempts before dead-lettering (the queue's default when absent). */
+  maxAttempts?: number;
+  /** Handlers commit a cursor after each unit and resume from it. */
+  checkpoint?: boolean;
+  /** The first this-many attempts of every job fail after their last unit. */
+  failAttempts?: number;
+  /** Whether dead-lettered jobs count as done (the history's header says so). */
+  allowDeadLetter?: boolean;
 }
 
 /** Where simulated time starts: a fixed instant, so two runs of a seed agree to the byte. */
@@ -95,18 +123,24 @@ class SimRun {
   private readonly controller: SqlClient;
   private faultIds = 0;
 
+  /** The lease the run uses: the scenario's, as the queue's terms settle it (a real run's too). */
+  readonly lease: LeaseSettings;
+  private readonly terms: ReturnType<typeof settleQueueTerms>;
+
   constructor(
     readonly db: SimDatabase,
     readonly plan: SimRunPlan,
     private readonly clock: Clock,
   ) {
     this.controller = db.client('leaseproof-controller');
+    this.terms = settleQueueTerms(plan.queue, plan.lease);
+    this.lease = this.terms.lease;
   }
 
   async run(): Promise<History> {
     const { plan, controller } = this;
     const setupCtx = {
-      lease: plan.lease,
+      lease: this.lease,
       databaseUrl: 'pglite',
       applicationName: 'leaseproof-controller',
     };
@@ -119,7 +153,13 @@ class SimRun {
     const ids = await plan.queue.enqueue(
       controller,
       plan.plans.map((units) => ({
-        payload: { units: units.map((u) => ({ ...u, sync: false })) },
+        payload: {
+          units: units.map((u) => ({ ...u, sync: false })),
+          ...(plan.checkpoint === true && { checkpoint: true }),
+          ...(plan.failAttempts !== undefined &&
+            plan.failAttempts > 0 && { failAttempts: plan.failAttempts }),
+        },
+        ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
       })),
       setupCtx,
     );
@@ -138,6 +178,33 @@ class SimRun {
     for (const fault of plan.faults) {
       setTimeout(() => this.strike(fault), fault.atMs);
     }
+    // The queue's background sweep, as a real run's harness runs it: on a connection of its
+    // own that worker faults do not touch, every interval after the previous pass ended.
+    const { maintenance } = plan.queue;
+    let sweeping = maintenance !== undefined;
+    if (maintenance !== undefined) {
+      const sweeper = this.db.client(MAINTENANCE_APP);
+      const interval = maintenance.intervalMs(this.lease);
+      const ctx = { ...setupCtx, applicationName: MAINTENANCE_APP };
+      void (async () => {
+        while (sweeping) {
+          const scheduledAt = Date.now() + interval;
+          await sleep(interval);
+          if (!sweeping) return;
+          const startedAt = Date.now();
+          await maintenance.run(sweeper, ctx).catch(() => undefined);
+          this.events.push({
+            type: 'worker',
+            t: Date.now(),
+            worker: MAINTENANCE_APP,
+            kind: 'sweep',
+            invokedT: startedAt,
+            ms: Math.max(0, startedAt - scheduledAt),
+            detail: `sweep pass ran ${Math.max(0, startedAt - scheduledAt)}ms late and took ${Date.now() - startedAt}ms`,
+          });
+        }
+      })();
+    }
     const horizon = Date.now() + (plan.horizonMs ?? 120_000);
     let drained = false;
     let lastCheck = -Infinity;
@@ -150,6 +217,7 @@ class SimRun {
       }
       await this.clock.nextAsync();
     }
+    sweeping = false;
     for (const worker of this.workers.values()) worker.kill();
     await this.db.settled();
     const end = Date.now();
@@ -179,11 +247,15 @@ class SimRun {
           toxiproxy: 'none (simulated)',
           node: process.version,
         },
-        lease: plan.lease,
+        lease: this.lease,
         workers: workerIds,
         clockOffsetMs: 0,
         clockUncertaintyMs: 0,
         startedAt: SIM_EPOCH_MS,
+        ...(plan.allowDeadLetter !== undefined && { allowDeadLetter: plan.allowDeadLetter }),
+        ...(this.terms.record !== undefined && { queueTerms: this.terms.record }),
+        ...(plan.failAttempts !== undefined &&
+          plan.failAttempts > 0 && { failAttempts: plan.failAttempts }),
       },
       events,
     };
@@ -201,6 +273,15 @@ class SimRun {
     this.events.push(workerHistoryEvent({ workerId: worker, event, receivedAt: event.at }, 0));
   }
 
+  private readonly partitions = new Map<string, Cut[]>();
+
+  /** A worker's partition windows: a restarted worker keeps its id, and so its link. */
+  cuts(worker: string): Cut[] {
+    let cuts = this.partitions.get(worker);
+    if (cuts === undefined) this.partitions.set(worker, (cuts = []));
+    return cuts;
+  }
+
   private strike(fault: SimFault): void {
     const worker = this.workers.get(fault.worker);
     if (worker === undefined) return;
@@ -216,14 +297,22 @@ class SimRun {
     this.events.push(mark('start'));
     if (fault.kind === 'crash') {
       worker.kill();
-      setTimeout(() => {
-        this.events.push(mark('end'));
-        this.startWorker(fault.worker);
-      }, fault.forMs);
+      if (Number.isFinite(fault.forMs)) {
+        setTimeout(() => {
+          this.events.push(mark('end'));
+          this.startWorker(fault.worker);
+        }, fault.forMs);
+      }
       return;
     }
     if (fault.kind === 'pause') worker.pause(fault.forMs);
-    else worker.partition(fault.forMs);
+    else
+      this.cuts(fault.worker).push({
+        from: Date.now(),
+        to: Date.now() + fault.forMs,
+        mode: fault.mode ?? 'blackhole',
+        direction: fault.mode === 'down' ? 'both' : (fault.direction ?? 'both'),
+      });
     setTimeout(() => this.events.push(mark('end')), fault.forMs);
   }
 }
@@ -234,7 +323,6 @@ class SimWorker {
   readonly loop: ClaimLoop;
   private core: HeartbeatCore | undefined;
   private pausedUntil = 0;
-  private partitionedUntil = 0;
   private readonly client: SqlClient;
   private readonly effects: SqlClient;
 
@@ -242,7 +330,8 @@ class SimWorker {
     readonly id: string,
     private readonly run: SimRun,
   ) {
-    const { queue, lease } = run.plan;
+    const { queue } = run.plan;
+    const { lease } = run;
     this.client = run.db.client(id);
     // Effects go over a direct connection that the worker's own faults do not cut.
     this.effects = run.db.client(id);
@@ -299,37 +388,47 @@ class SimWorker {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
   }
 
-  partition(ms: number): void {
-    this.partitionedUntil = Math.max(this.partitionedUntil, Date.now() + ms);
-  }
-
   private emit(event: WorkerEvent): void {
     if (this.alive) this.run.record(event, this.id);
   }
 
-  /** One statement over this worker's link: half a round trip there, half back, faults between. */
+  /**
+   * One statement over this worker's link: half a round trip there, half back. A partition at
+   * the sending moment loses the statement (upstream, both) or lets it apply and loses the
+   * answer (downstream); one that begins before the answer arrives loses the answer. A lost
+   * statement or answer is an error at once (`reset`, `down`) or after the statement bound
+   * (`blackhole`: the lease, as a worker's statement timeout is).
+   */
   private async call<T>(apply: () => Promise<T>): Promise<T> {
     const half = (this.run.plan.rttMs ?? 1) / 2;
     await this.resumed();
-    if (this.cutOff()) return this.timeOut();
     if (half > 0) await sleep(half);
     if (!this.alive) return never();
-    if (this.cutOff()) return this.timeOut();
+    const sent = this.cutAt(Date.now());
+    if (sent !== undefined && sent.direction !== 'downstream') return this.lost(sent, half);
     const result = await apply();
+    if (sent !== undefined) return this.lost(sent, half);
     if (half > 0) await sleep(half);
+    const answered = this.cutAt(Date.now());
+    if (answered !== undefined && answered.direction !== 'upstream') return this.lost(answered, 0);
     await this.resumed();
     return this.alive ? result : never();
   }
 
-  private cutOff(): boolean {
-    return Date.now() < this.partitionedUntil;
+  private cutAt(now: number): Cut | undefined {
+    return this.run.cuts(this.id).find((c) => c.from <= now && now < c.to);
   }
 
-  /** A statement into a partition: no reply within the statement bound (the lease). */
-  private async timeOut(): Promise<never> {
-    await sleep(this.run.plan.lease.durationMs);
+  /** A statement or its answer lost to `cut`: the error the worker's connection reports. */
+  private async lost(cut: Cut, half: number): Promise<never> {
+    if (cut.mode === 'blackhole') await sleep(this.run.lease.durationMs);
+    else if (half > 0) await sleep(half);
     if (!this.alive) return never();
-    throw new Error('statement timed out (partition)');
+    throw new Error(
+      cut.mode === 'blackhole'
+        ? 'statement timed out (partition)'
+        : `connection ${cut.mode === 'down' ? 'refused' : 'reset'} (partition)`,
+    );
   }
 
   private async resumed(): Promise<void> {

@@ -1,0 +1,81 @@
+/**
+ * A scenario's run plan as a simulation plan: the same workers, lease, handler plans and fault
+ * timeline, for `simulateRun`. A part of the plan the simulation cannot model is refused with a
+ * `SimulationLimitError` that names it — a fault of the link's speed or a clock, a stalled event
+ * loop, a database restart, jobs arriving at a rate, a skewed clock — and is left to real runs.
+ */
+import type { RunPlan } from '../../scenario/execute-run.js';
+import type { QueueAdapter } from '../../queue/types.js';
+import { SimulationLimitError } from './sim-database.js';
+import type { SimFault, SimRunPlan } from './sim-run.js';
+
+// Why each fault the simulation leaves to real runs is left there.
+const NOT_SIMULATED: Readonly<Record<string, string>> = {
+  latency: 'a slow link (its latency and jitter) is not modelled: the link has one round trip',
+  bandwidth: 'a bandwidth limit is not modelled: the link has one round trip',
+  slicer: 'a sliced byte stream is not modelled: the link has one round trip',
+  clock: "a skewed worker clock is not modelled: every worker reads the simulation's clock",
+  stall: 'a blocked event loop is not modelled: a worker has no CPU to starve',
+  'db-restart': 'a database restart is not modelled: PGlite is one session, never restarted',
+};
+
+/** `plan` for `simulateRun` against `queue`, or a `SimulationLimitError` saying what is not modelled. */
+export function simPlanOf(plan: RunPlan, queue: QueueAdapter): SimRunPlan {
+  const refuse = (why: string): never => {
+    throw new SimulationLimitError(`${plan.scenario}: ${why}; run it for real`);
+  };
+  if (queue.native !== undefined) {
+    refuse(
+      `queue "${queue.name}" runs its library's own worker loop in a program of its own: the ` +
+        "simulation runs leaseproof's loop over the adapter's statements only",
+    );
+  }
+  if (plan.enqueueRatePerSecond !== undefined) {
+    refuse('jobs arriving at a rate are not modelled: every job is enqueued at the start');
+  }
+  if (plan.clock !== undefined && Object.keys(plan.clock).length > 0) {
+    refuse(NOT_SIMULATED.clock!);
+  }
+  // A fault that lasts "until the timeline is done" heals when the last fault has.
+  const timelineEnd = Math.max(
+    0,
+    ...plan.faults.map((f) => f.atMs + ('forMs' in f ? (f.forMs ?? 0) : 0)),
+  );
+  const faults: SimFault[] = plan.faults.flatMap((f): SimFault[] => {
+    switch (f.kind) {
+      case 'crash':
+        return [
+          { kind: 'crash', worker: f.worker, atMs: f.atMs, forMs: f.restartAfterMs ?? Infinity },
+        ];
+      case 'pause':
+        return [
+          { kind: 'pause', worker: f.worker, atMs: f.atMs, forMs: f.forMs ?? timelineEnd - f.atMs },
+        ];
+      case 'partition':
+        return f.workers.map((worker) => ({
+          kind: 'partition' as const,
+          worker,
+          atMs: f.atMs,
+          forMs: f.forMs ?? timelineEnd - f.atMs,
+          mode: f.mode,
+          direction: f.direction,
+        }));
+      default:
+        return refuse(NOT_SIMULATED[f.kind] ?? `a ${f.kind} fault is not modelled`);
+    }
+  });
+  return {
+    scenario: plan.scenario,
+    seed: plan.seed,
+    queue,
+    workers: plan.workers,
+    lease: plan.lease,
+    plans: plan.plans,
+    faults,
+    horizonMs: timelineEnd + plan.drainTimeoutMs,
+    ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
+    ...(plan.checkpoint === true && { checkpoint: true }),
+    ...(plan.failAttempts !== undefined && { failAttempts: plan.failAttempts }),
+    ...(plan.allowDeadLetter !== undefined && { allowDeadLetter: plan.allowDeadLetter }),
+  };
+}
