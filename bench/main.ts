@@ -8,6 +8,7 @@ import { benchFlake } from './flake.js';
 import { benchFlakeDemo } from './flake-demo.js';
 import { benchLibrarySuites } from './library-suites.js';
 import { benchQueueThroughput } from './queue-throughput.js';
+import { benchSim } from './sim.js';
 import { benchSuiteTime } from './suite-time.js';
 import { benchTune } from './tune.js';
 
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<void>> = {
   checkers: () => benchCheckerThroughput(),
   explore: () => benchExplore(),
   tune: () => benchTune(),
+  sim: () => benchSim(),
   cli: () => benchCliStartup(),
 };
 // Opt-in only: each takes a quarter of an hour or more.

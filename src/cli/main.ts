@@ -17,6 +17,7 @@ import { exploreCommand } from './explore-command.js';
 import { mutantsCommand } from './mutants-command.js';
 import { mergeCommand } from './merge-command.js';
 import { conformCommand } from './conform-command.js';
+import { simulateCommand } from './simulate-command.js';
 import { runCommand, suiteCommand } from './run-command.js';
 import { listCommand } from './list-command.js';
 import { LeaseproofError, describeError } from '../errors.js';
@@ -62,6 +63,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   program.addCommand(replayCommand());
   program.addCommand(mergeCommand());
   program.addCommand(conformCommand());
+  program.addCommand(simulateCommand());
   reportUsageErrors(program);
   return program;
 }

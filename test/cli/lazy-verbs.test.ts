@@ -132,6 +132,7 @@ describe('beforeAction (where the CLI registers tsx)', () => {
     replay: ['replay', missing],
     merge: ['merge', missing],
     conform: ['conform', '--queue', 'reference', '--env', 'no-such-provider'],
+    simulate: ['simulate', 'no-such-scenario'],
   };
 
   it('has a command line here for every verb', () => {
