@@ -332,21 +332,29 @@ class SimWorker {
   ) {
     const { queue } = run.plan;
     const { lease } = run;
-    this.client = run.db.client(id);
+    // Every statement of the adapter's goes over the worker's link, one by one: a fault acts
+    // between two statements of one call, and the adapter's own error handling sees its errors.
+    const direct = run.db.client(id);
+    this.client = {
+      query: <R extends Record<string, unknown> = Record<string, unknown>>(
+        sql: string,
+        params?: unknown[],
+      ) => this.call(() => direct.query<R>(sql, params)),
+    };
     // Effects go over a direct connection that the worker's own faults do not cut.
     this.effects = run.db.client(id);
     const ctx: QueueContext = { workerId: id, lease, workerNow: () => Date.now() };
     const extend = hasLeaseExtension(queue)
-      ? (claim: Claim) => this.call(() => queue.extend(this.client, claim, ctx))
+      ? (claim: Claim) => queue.extend(this.client, claim, ctx)
       : undefined;
     this.loop = new ClaimLoop({
       queue: {
-        claim: () => this.call(() => queue.claim(this.client, ctx)),
-        ack: (claim) => this.call(() => queue.ack(this.client, claim, ctx)),
-        fail: (claim, error) => this.call(() => queue.fail(this.client, claim, error, ctx)),
+        claim: () => queue.claim(this.client, ctx),
+        ack: (claim) => queue.ack(this.client, claim, ctx),
+        fail: (claim, error) => queue.fail(this.client, claim, error, ctx),
         ...(queue.checkpoint !== undefined && {
           checkpoint: (claim: Claim, cursor: string) =>
-            this.call(() => queue.checkpoint!(this.client, claim, cursor, ctx)),
+            queue.checkpoint!(this.client, claim, cursor, ctx),
         }),
       },
       heartbeat: {
@@ -393,7 +401,8 @@ class SimWorker {
   }
 
   /**
-   * One statement over this worker's link: half a round trip there, half back. A partition at
+   * One statement over this worker's link: half a round trip there, half back; a crashed
+   * worker's statement never answers, a paused one's waits for the pause to end. A partition at
    * the sending moment loses the statement (upstream, both) or lets it apply and loses the
    * answer (downstream); one that begins before the answer arrives loses the answer. A lost
    * statement or answer is an error at once (`reset`, `down`) or after the statement bound
