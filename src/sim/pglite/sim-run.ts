@@ -107,6 +107,9 @@ export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<Hi
     now: SIM_EPOCH_MS,
     toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'Date'],
     loopLimit: Number.MAX_SAFE_INTEGER,
+    // PGlite arms and disarms PostgreSQL's interval timer through the global timers; one armed
+    // before the fake clock was installed is cleared as the native timer it is.
+    shouldClearNativeTimers: true,
   });
   try {
     return await new SimRun(db, plan, clock).run();
