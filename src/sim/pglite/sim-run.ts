@@ -218,6 +218,9 @@ class SimRun {
         drained = (await unfinishedJobs(controller, plan.queue)) === 0;
         if (drained) break;
       }
+      // Nothing left that could happen (every worker crashed for good, no sweep): the run
+      // ends undrained, as a real one does at its drain timeout, rather than spin in place.
+      if (this.clock.countTimers() === 0) break;
       await this.clock.nextAsync();
     }
     sweeping = false;

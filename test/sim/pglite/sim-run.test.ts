@@ -81,3 +81,16 @@ describe('a run in simulated time on PGlite', () => {
     await expect(db.client('w1').query('BEGIN')).rejects.toBeInstanceOf(SimulationLimitError);
   });
 });
+
+describe('a run whose every worker is gone for good', () => {
+  it('ends undrained instead of waiting for a clock nothing moves', async () => {
+    const history = await simulateRun(db, {
+      ...plan('reference'),
+      workers: 1,
+      faults: [{ kind: 'crash', worker: 'w1', atMs: 150, forMs: Infinity }],
+    });
+    expect(history.events.at(-1)).toMatchObject({ type: 'end', drained: false });
+    // A job left held by a worker that never came back: not judged lost on a cut run.
+    expect(checkHistory(history).results.find((r) => r.id === 'I3')?.valid).toBe('unknown');
+  }, 120_000);
+});
