@@ -225,20 +225,15 @@ async function confirmOne(
 
 /**
  * Duplicates and crash stall of a real run, from its history, and whether the crash struck a
- * job the worker held. An execution is a claim under which a unit's effect was written: the
- * database's row, not the worker's report, which a SIGKILL can cut before it is sent.
+ * job the worker held. An execution is a claim the database granted (the audit's grants): the
+ * simulation counts one when its handler begins, which follows its grant at once. Neither the
+ * worker's own report (a SIGKILL can cut it before it is sent) nor an effect row (a crash in
+ * the first unit leaves none) would see every one.
  */
 export function measure(history: History): ConfirmFigures & { struckHeldJob: boolean } {
   const derived = deriveHistory(history);
-  const tokens = new Map<string, Set<string>>();
-  for (const e of history.events) {
-    if (e.type !== 'effect') continue;
-    let set = tokens.get(e.job);
-    if (set === undefined) tokens.set(e.job, (set = new Set()));
-    set.add(e.token);
-  }
   let duplicates = 0;
-  for (const set of tokens.values()) duplicates += Math.max(0, set.size - 1);
+  for (const job of derived.jobs.values()) duplicates += Math.max(0, job.claims.length - 1);
   const jobs = derived.jobs.size;
   const stalls: number[] = [];
   for (const e of history.events) {

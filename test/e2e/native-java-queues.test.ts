@@ -6,7 +6,7 @@ import type { AuditEvent } from '../../src/history/types.js';
 import { deriveHistory } from '../../src/history/derive.js';
 import { claimWrites } from '../../src/checker/stale-writes.js';
 import { haveJava, javaSkipReason } from '../support/java.js';
-import { runShippedScenario } from '../support/scenario-run.js';
+import { heldAtFirstFault, runShippedScenarioHolding } from '../support/scenario-run.js';
 
 // db-scheduler in native mode: its own Scheduler in a JVM, faults from outside, the audit as
 // the ground truth. These tests check that the harness sees what db-scheduler does — picks by
@@ -30,7 +30,10 @@ describe.skipIf(!haveJava)(`db-scheduler in native mode${javaSkipReason}`, () =>
   it("its own Scheduler picks and completes, and another scheduler revives a paused worker's execution", async () => {
     // A pause, not a crash: a scheduler between two polls may be crashed holding nothing; one
     // paused 250 ms after go holds its first one-second job through the 2 s pause.
-    const run = await runShippedScenario(env, 'db-scheduler', 'pause-mid-long-job');
+    // …if it has picked one by then, which a loaded machine can delay: such a run shows nothing
+    // of the revive, and is run again (at most three times).
+    const run = await runShippedScenarioHolding(env, 'db-scheduler', 'pause-mid-long-job', 'w1');
+    expect(heldAtFirstFault(run, 'w1'), 'w1 held an execution when it was paused').toBe(true);
     expect(run.result.valid).not.toBe('error');
     expect(run.drained).toBe(true);
     // Picks came from db-scheduler's polling on the workers' own connections.

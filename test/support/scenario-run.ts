@@ -15,3 +15,40 @@ export async function runShippedScenario(env: StartedEnvironment, queue: string,
   const worker = history.events.filter((e): e is WorkerHistoryEvent => e.type === 'worker');
   return { history, drained, result, byName, audit, worker };
 }
+
+/** A judged run of a shipped scenario (`runShippedScenario`). */
+export type ShippedRun = Awaited<ReturnType<typeof runShippedScenario>>;
+
+/**
+ * Whether `worker` held a job when the run's first fault began: granted before it and not
+ * released (or taken) before it. A fault timed from `go` can find a worker that has not fetched
+ * yet on a loaded machine; a test about what the fault does to a held job runs again then.
+ */
+export function heldAtFirstFault(run: ShippedRun, worker: string): boolean {
+  const fault = run.history.events.find((e) => e.type === 'nemesis' && e.phase === 'start');
+  if (fault === undefined) return false;
+  const isGrant = (e: AuditEvent) => e.new?.state === 'held' && e.old?.state !== 'held';
+  return run.audit.some(
+    (g) =>
+      isGrant(g) &&
+      g.app === worker &&
+      g.t < fault.t &&
+      !run.audit.some(
+        (e) => e.job === g.job && e.t > g.t && e.t < fault.t && e.new?.holder !== g.new!.holder,
+      ),
+  );
+}
+
+/** `runShippedScenario` until `worker` held a job when the first fault began (at most 3 runs). */
+export async function runShippedScenarioHolding(
+  env: StartedEnvironment,
+  queue: string,
+  name: string,
+  worker: string,
+): Promise<ShippedRun> {
+  let run = await runShippedScenario(env, queue, name);
+  for (let tries = 1; tries < 3 && !heldAtFirstFault(run, worker); tries += 1) {
+    run = await runShippedScenario(env, queue, name);
+  }
+  return run;
+}

@@ -1,17 +1,17 @@
-// What a confirmation measures on a real run's history: executions from the database's effect
-// rows (a SIGKILL can cut the worker's own reports), and whether the crash struck a held job.
+// What a confirmation measures on a real run's history: executions from the database's grants
+// (a SIGKILL can cut the worker's own reports, and a crash in the first unit leaves no effect
+// row), and whether the crash struck a held job.
 import { describe, expect, it } from 'vitest';
 import { measure } from '../../src/tune/confirm.js';
 import { HistoryBuilder } from '../checker/fixtures/history-builder.js';
 
 describe('measure (tune --confirm)', () => {
-  it('counts a job whose effects were written under two claims once, though the crashed worker never reported its unit', () => {
+  it('counts a job granted twice as executed twice, though the crashed worker wrote no effect and sent no report', () => {
     const history = new HistoryBuilder()
       .enqueue('j1', 0)
       .enqueue('j2', 0)
-      // w1 writes its effect and is killed before its unit report leaves the process.
+      // w1 is killed in its first unit: no effect row, no unit report, but the job was its.
       .grant('j1', 'w1', 'a', 10)
-      .effect('j1', 'w1', 'a', 0, 60)
       .fault('crash', 'w1', 100, 600)
       .grant('j1', 'w2', 'b', 1_020)
       .unit('j1', 'w2', 'b', 0, 1_020, 1_070)
