@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnvironmentError } from '../errors.js';
+import { exists, sourceFiles } from './source-files.js';
 import { runTool } from './run-tool.js';
 
 /** leaseproof's Go client (`clients/go`), shipped with the package. */
@@ -175,26 +176,8 @@ async function goEnvironment(go: string): Promise<{ version: string; goroot: str
 /** A hash of the Go client's sources and the toolchain version: the build's cache key. */
 async function sourceKey(version: string): Promise<string> {
   const hash = createHash('sha256').update(version);
-  for (const file of await sourceFiles(GO_CLIENT_DIR)) {
+  for (const file of await sourceFiles(GO_CLIENT_DIR, (name) => /\.(go|txt|mod|sum)$/.test(name))) {
     hash.update(relative(GO_CLIENT_DIR, file)).update(await readFile(file));
   }
   return hash.digest('hex').slice(0, 16);
-}
-
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const files: string[] = [];
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await sourceFiles(path)));
-    else if (/\.(go|txt|mod|sum)$/.test(entry.name)) files.push(path);
-  }
-  return files;
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
 }

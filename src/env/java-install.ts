@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnvironmentError } from '../errors.js';
+import { exists, sourceFiles } from './source-files.js';
 import { runTool, ToolFailedError } from './run-tool.js';
 
 /** leaseproof's Java client and its targets (`clients/java`, a Maven project), shipped with the package. */
@@ -102,22 +103,4 @@ async function sourceKey(): Promise<string> {
     hash.update(relative(JAVA_CLIENT_DIR, file)).update(await readFile(file));
   }
   return hash.digest('hex').slice(0, 16);
-}
-
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const files: string[] = [];
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await sourceFiles(path)));
-    else files.push(path);
-  }
-  return files;
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
 }

@@ -7,6 +7,8 @@ export class ToolFailedError extends EnvironmentError {
     message: string,
     /** The last lines of what it wrote to stderr. */
     readonly stderrTail: string,
+    /** Its exit code (null when a signal ended it). */
+    readonly exitCode: number | null = null,
   ) {
     super(message);
   }
@@ -21,11 +23,15 @@ export class ToolFailedError extends EnvironmentError {
 export async function runTool(
   file: string,
   args: readonly string[],
-  options: { cwd?: string; tailLines?: number } = {},
+  options: { cwd?: string; tailLines?: number; env?: Record<string, string> } = {},
 ): Promise<string> {
-  const { cwd, tailLines = 12 } = options;
+  const { cwd, tailLines = 12, env } = options;
   return new Promise<string>((done, reject) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(env !== undefined && { env: { ...process.env, ...env } }),
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -39,6 +45,7 @@ export async function runTool(
         new ToolFailedError(
           `${file} ${args.join(' ')} failed${where} (exit ${String(code)}):\n${tail}`,
           tail,
+          code,
         ),
       );
     });

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runTool, ToolFailedError } from '../../env/run-tool.js';
 import { AdapterError } from '../../queue/adapter-error.js';
 
 /**
@@ -13,29 +13,20 @@ export async function programJson<T>(
 ): Promise<T> {
   const [file, ...args] = command;
   if (file === undefined) throw new AdapterError(`${label}: no command`);
-  return new Promise<T>((resolve, reject) => {
-    const child = spawn(file, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) {
-        const stderr = Buffer.concat(err).toString().trim().split('\n').slice(-8).join('\n');
-        reject(new AdapterError(`${label} failed (exit ${String(code)}):\n${stderr}`));
-        return;
-      }
-      try {
-        resolve(JSON.parse(Buffer.concat(out).toString()) as T);
-      } catch (error) {
-        reject(new AdapterError(`${label} did not print JSON: ${String(error)}`));
-      }
-    });
-  });
+  let stdout: string;
+  try {
+    stdout = await runTool(file, args, { env, tailLines: 8 });
+  } catch (error) {
+    if (!(error instanceof ToolFailedError)) throw error;
+    throw new AdapterError(
+      `${label} failed (exit ${String(error.exitCode)}):\n${error.stderrTail}`,
+    );
+  }
+  try {
+    return JSON.parse(stdout) as T;
+  } catch (error) {
+    throw new AdapterError(`${label} did not print JSON: ${String(error)}`);
+  }
 }
 
 /**
