@@ -35,6 +35,7 @@ export class SimDatabase {
   private tail: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
   private currentApp: string | undefined;
+  private limit: SimulationLimitError | undefined;
 
   private constructor(private readonly db: PGlite) {}
 
@@ -51,6 +52,7 @@ export class SimDatabase {
   async reset(seed: number): Promise<void> {
     await this.exclusive(async () => {
       this.currentApp = undefined;
+      this.limit = undefined;
       await this.db.exec(`
         DROP SCHEMA IF EXISTS public CASCADE;
         CREATE SCHEMA public;
@@ -76,10 +78,13 @@ export class SimDatabase {
       ) =>
         this.exclusive(async () => {
           if (TRANSACTION_CONTROL.test(sql)) {
-            throw new SimulationLimitError(
+            // Kept as well as thrown: a worker's loop takes it for a failed statement and polls
+            // on, so the run itself must end in it (see `limitReached`), not in a verdict.
+            this.limit ??= new SimulationLimitError(
               'a transaction over several statements cannot be simulated on one session ' +
                 `(statement: ${sql.trim().slice(0, 60)}): run this queue for real`,
             );
+            throw this.limit;
           }
           if (this.currentApp !== applicationName) {
             await this.db.query('SELECT set_config($1, $2, false)', [
@@ -99,6 +104,14 @@ export class SimDatabase {
           };
         }),
     };
+  }
+
+  /**
+   * The first statement of this run the simulation could not model, if any: a run that met one
+   * is no simulated run at all, whatever its history says.
+   */
+  limitReached(): SimulationLimitError | undefined {
+    return this.limit;
   }
 
   /** Stops PGlite; idempotent. */

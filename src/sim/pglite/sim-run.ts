@@ -100,7 +100,11 @@ export const SIM_EPOCH_MS = Date.UTC(2026, 0, 1);
 // How often the drain is looked at, ms of simulated time.
 const DRAIN_CHECK_MS = 50;
 
-/** Runs `plan` on `db` in simulated time and returns its history. One run at a time per `db`. */
+/**
+ * Runs `plan` on `db` in simulated time and returns its history, or throws the
+ * `SimulationLimitError` of a statement the simulation cannot model. One run at a time per
+ * process: the fake clock is the process's.
+ */
 export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<History> {
   await db.reset(plan.seed);
   const clock = FakeTimers.install({
@@ -111,11 +115,15 @@ export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<Hi
     // before the fake clock was installed is cleared as the native timer it is.
     shouldClearNativeTimers: true,
   });
+  let history: History;
   try {
-    return await new SimRun(db, plan, clock).run();
+    history = await new SimRun(db, plan, clock).run();
   } finally {
     clock.uninstall();
   }
+  const limit = db.limitReached();
+  if (limit !== undefined) throw limit;
+  return history;
 }
 
 type Clock = ReturnType<typeof FakeTimers.install>;

@@ -80,6 +80,26 @@ describe('a run in simulated time on PGlite', () => {
     await db.reset(1);
     await expect(db.client('w1').query('BEGIN')).rejects.toBeInstanceOf(SimulationLimitError);
   });
+
+  it('ends a run whose queue opens a transaction in its claim in that limit, not in a verdict', async () => {
+    // The worker's loop takes the refused BEGIN for a failed claim and polls on; judged, the
+    // run would say every job was lost — a finding about the simulation, not the queue.
+    const reference = queue('reference');
+    const transactional: QueueAdapter = {
+      ...reference,
+      name: 'claims-in-a-transaction',
+      claim: async (db, ctx) => {
+        await db.query('BEGIN');
+        return reference.claim(db, ctx);
+      },
+    };
+    await expect(
+      simulateRun(db, { ...plan('reference'), queue: transactional, faults: [] }),
+    ).rejects.toThrow(/transaction over several statements/);
+    // The next run starts clean.
+    const history = await simulateRun(db, { ...plan('reference'), faults: [] });
+    expect(history.events.at(-1)).toMatchObject({ type: 'end', drained: true });
+  }, 120_000);
 });
 
 describe('a run whose every worker is gone for good', () => {
