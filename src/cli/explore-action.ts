@@ -25,6 +25,7 @@ export interface ExploreFlags {
   env?: string;
   parallel?: string;
   shard?: string;
+  sim?: boolean;
 }
 
 /** A whole number flag, or a ConfigError naming it and its range. */
@@ -41,7 +42,8 @@ function progressLine(p: ExploreProgress): string {
     ? `, last ${p.last.valid}${p.last.violated.length > 0 ? ` (${p.last.violated.join(', ')})` : ''} in ${(p.last.durationMs / 1000).toFixed(1)}s`
     : '';
   return (
-    `explore: ${p.phase}, ${p.runsDone} runs, ${p.failures} failures, ${p.shrinks} shrink steps, ` +
+    `explore: ${p.phase}, ${p.runsDone} ${p.simulated ? 'simulated ' : ''}runs, ${p.failures} failures, ` +
+    `${p.shrinks} shrink steps, ` +
     `${p.unconfirmed > 0 ? `${p.unconfirmed} unconfirmed, ` : ''}` +
     `${(p.elapsedMs / 1000).toFixed(0)}s${last}`
   );
@@ -49,8 +51,10 @@ function progressLine(p: ExploreProgress): string {
 
 function unconfirmedLine(u: UnconfirmedFailure): string {
   return (
-    `explore: unconfirmed failure (${u.violated.join(', ') || 'the run failed'}): reproduced on 0 ` +
-    `of ${u.replays} replays; not a counterexample, searching on. Report: ${shown(u.firstFailureReport)}/`
+    `explore: unconfirmed failure (${u.violated.join(', ') || 'the run failed'}` +
+    `${u.foundIn === 'simulation' ? ', found in simulation' : ''}): reproduced on 0 ` +
+    `of ${u.replays} ${u.foundIn === 'simulation' ? 'real ' : ''}replays; not a counterexample, ` +
+    `searching on. Report: ${shown(u.firstFailureReport)}/`
   );
 }
 
@@ -62,10 +66,14 @@ function printResult(result: ExploreResult): void {
     );
   } else {
     const file = shown(result.file);
-    console.log(`counterexample found after ${(result.firstFailureMs / 1000).toFixed(0)}s`);
+    const simulated = result.foundIn === 'simulation';
+    console.log(
+      `counterexample found after ${(result.firstFailureMs / 1000).toFixed(0)}s` +
+        (simulated ? ' in simulated time, then confirmed on real runs' : ''),
+    );
     console.log(`violated: ${result.violated.join(', ') || '(the run failed)'}`);
     console.log(
-      `reproduced on ${result.reproduced} of ${result.replays} replays` +
+      `reproduced on ${result.reproduced} of ${result.replays} ${simulated ? 'real runs (PostgreSQL, Toxiproxy, worker processes)' : 'replays'}` +
         (result.reproduced < result.replays ? ' (flaky, but real)' : ''),
     );
     console.log(`shrunk in ${result.shrinks} steps to ${result.scenario.faults.length} fault(s)`);
@@ -95,13 +103,18 @@ export async function runExplore(flags: ExploreFlags): Promise<void> {
       ? Math.floor(Math.random() * 0x7fffffff)
       : integerFlag('seed', flags.seed, 0, 0xffffffff);
   const budgetMs = parseDuration(flags.budget);
-  const parallel = parseParallel(flags.parallel);
+  // One simulated search at a time (see `explore`): its default is one, not the cores'.
+  const parallel =
+    flags.sim === true && flags.parallel === undefined ? 1 : parseParallel(flags.parallel);
   const shard = flags.shard === undefined ? WHOLE : parseShard(flags.shard);
   const lanes = laneSeeds(seed, runs, parallel, shard);
   // Before the servers start: a mistyped queue is a usage error, not a failed search.
   await prepareQueueAdapter(flags.queue);
   say(
-    `explore: ${flags.queue}, up to ${runs} runs, seed ${seed}, budget ${flags.budget}` +
+    `explore: ${flags.queue}, up to ${runs} ${flags.sim === true ? 'simulated ' : ''}runs, seed ${seed}, budget ${flags.budget}` +
+      (flags.sim === true
+        ? ' (in simulated time on PGlite: crash, pause and partition faults; each failure replayed for real)'
+        : '') +
       (shard.count > 1 ? `, shard ${formatShard(shard)}` : '') +
       `, ${lanes.length} search(es) side by side` +
       (lanes.length > 1 || shard.count > 1
@@ -120,6 +133,7 @@ export async function runExplore(flags: ExploreFlags): Promise<void> {
       onUnconfirmed: (u) => say(unconfirmedLine(u)),
       parallel,
       shard,
+      ...(flags.sim === true && { sim: true }),
     }),
   );
   printResult(result);

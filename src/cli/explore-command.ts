@@ -15,6 +15,11 @@ export function exploreCommand(): Command {
     .option('--seed <n>', 'fast-check seed (default: drawn and printed)')
     .option('--budget <duration>', 'wall-time budget for search and shrinking', '5m')
     .option('--out <dir>', 'where counterexamples are written', 'reports/counterexamples')
+    .option(
+      '--sim',
+      "search in simulated time against the queue's own SQL on PGlite (crash, pause and " +
+        'partition faults; one search), and confirm each failure on real runs before reporting it',
+    )
     .addOption(parallelOption('searches, each from its own seed in its own databases,'))
     .option(
       '--shard <i/n>',

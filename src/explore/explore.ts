@@ -7,6 +7,11 @@
  * replayed: if a replay reproduces it, it is the counterexample, written as a scenario file that
  * `leaseproof run` replays; if none does, it is kept as an unconfirmed failure and the search
  * goes on from the next draw.
+ *
+ * With `sim` the search runs in simulated time against the queue's own SQL on PGlite (hundreds
+ * of runs a minute), drawing only the faults the simulation models; shrinking runs there too,
+ * and the replays that confirm the minimal schedule are real runs: a simulated failure is a
+ * lead, never a reported counterexample until a real run has repeated it.
  */
 import { resolve } from 'node:path';
 import { selectEnvironment } from '../env/select-env.js';
@@ -19,14 +24,80 @@ import { searchRound, type SearchState } from './search-round.js';
 import type { ExploreOptions, ExploreResult, ExploreRun, UnconfirmedFailure } from './types.js';
 import { laneSeeds } from './lane-seeds.js';
 import { WHOLE } from '../scale-out/shard.js';
+import { scenarioArbitrary, scenarioArbitraryOf } from './scenario-arbitrary.js';
+import { SIMULATED_SCENARIOS, simRun } from './sim-run.js';
+import { wallMs } from './wall-clock.js';
+import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { SimDatabase } from '../sim/pglite/sim-database.js';
+import type { StartedEnvironment } from '../env/types.js';
+import type { QueueAdapter } from '../queue/types.js';
+import type fc from 'fast-check';
+import type { ExploredScenario } from './explored-scenario.js';
+
+/** How a search runs its draws and confirms its failures. */
+interface SearchMode {
+  run: ExploreRun;
+  confirm: ExploreRun;
+  arbitrary: fc.Arbitrary<ExploredScenario>;
+  simulated: boolean;
+}
 
 /** Searches for a scenario that makes `options.queue` violate a lease invariant. */
 export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   checkOptions(options);
-  if (options.run) return exploreWith(options.run, options);
-  if (options.env) return exploreWith(realRun(options.env), options);
+  if (options.sim === true) return exploreSimulated(options);
+  const real = (run: ExploreRun): SearchMode => ({
+    run,
+    confirm: options.confirm ?? run,
+    arbitrary: scenarioArbitrary,
+    simulated: false,
+  });
+  if (options.run) return exploreWith(real(options.run), options);
+  if (options.env) return exploreWith(real(realRun(options.env)), options);
   const provider = await selectEnvironment({ ...(options.log && { log: options.log }) });
-  return inEnvironment(provider, (env) => exploreWith(realRun(env), options));
+  return inEnvironment(provider, (env) => exploreWith(real(realRun(env)), options));
+}
+
+/**
+ * The search in simulated time: PGlite for the draws and the shrinking, a real environment for
+ * the confirming replays (started before the search, stopped after it).
+ */
+async function exploreSimulated(options: ExploreOptions): Promise<ExploreResult> {
+  if ((options.parallel ?? 1) > 1) {
+    throw new ConfigError(
+      'explore --sim runs one search: simulated runs take turns on the one simulated clock of ' +
+        'the process, so searches side by side would gain nothing; drop --parallel, or shard ' +
+        'the search over machines with --shard',
+    );
+  }
+  // The queue is loaded before any server starts: one the simulation cannot run is refused first.
+  const source: { run: ExploreRun } | { adapter: QueueAdapter } =
+    options.run !== undefined
+      ? { run: options.run }
+      : { adapter: await loadQueueAdapter(options.queue) };
+  if ('adapter' in source && source.adapter.native !== undefined) {
+    throw new ConfigError(
+      `explore --sim: queue "${source.adapter.name}" runs its library's own worker loop in a program ` +
+        "of its own, which the simulation does not run (it runs leaseproof's loop over an " +
+        "adapter's statements); explore it without --sim",
+    );
+  }
+  const arbitrary = scenarioArbitraryOf(SIMULATED_SCENARIOS);
+  const search = async (confirm: ExploreRun): Promise<ExploreResult> => {
+    const mode = (run: ExploreRun): SearchMode => ({ run, confirm, arbitrary, simulated: true });
+    if ('run' in source) return exploreWith(mode(source.run), options);
+    const db = await SimDatabase.start();
+    try {
+      return await exploreWith(mode(simRun(db, source.adapter)), options);
+    } finally {
+      await db.stop();
+    }
+  };
+  if (options.confirm !== undefined) return search(options.confirm);
+  const inReal = (env: StartedEnvironment): Promise<ExploreResult> => search(realRun(env));
+  if (options.env !== undefined) return inReal(options.env);
+  const provider = await selectEnvironment({ ...(options.log && { log: options.log }) });
+  return inEnvironment(provider, inReal);
 }
 
 function checkOptions({ runs, seed, budgetMs, parallel }: ExploreOptions): void {
@@ -48,18 +119,22 @@ function checkOptions({ runs, seed, budgetMs, parallel }: ExploreOptions): void 
  * seeded stream where it stopped (see `searchRound`). Confirming stays outside the property:
  * inside it, every shrink candidate that failed would be replayed three times.
  */
-async function exploreWith(run: ExploreRun, options: ExploreOptions): Promise<ExploreResult> {
-  const started = performance.now();
+async function exploreWith(mode: SearchMode, options: ExploreOptions): Promise<ExploreResult> {
+  const { run, confirm } = mode;
+  const foundIn = mode.simulated ? 'simulation' : 'real';
+  const started = wallMs();
   const startedAt = new Date();
-  const elapsed = (): number => Math.round(performance.now() - started);
+  const elapsed = (): number => Math.round(wallMs() - started);
   const state: SearchState = {
     queue: options.queue,
     seed: options.seed,
     budgetMs: options.budgetMs,
     run,
+    arbitrary: mode.arbitrary,
     elapsed,
     progress: {
       phase: 'search',
+      simulated: mode.simulated,
       runsDone: 0,
       failures: 0,
       shrinks: 0,
@@ -100,7 +175,8 @@ async function exploreWith(run: ExploreRun, options: ExploreOptions): Promise<Ex
     const { minimal } = failure;
     const violated = state.violatedBy.get(JSON.stringify(minimal)) ?? [];
     const laneSeed = lanes[failure.lane]!.seed;
-    const confirmed = await confirmCounterexample(run, options.queue, minimal, violated);
+    // A simulated failure is confirmed on real runs; a real one on real runs of its own kind.
+    const confirmed = await confirmCounterexample(confirm, options.queue, minimal, violated);
     const reproduced = isConfirmed(confirmed);
     const { file, firstFailureReport } = await recordFailure(outDir, {
       queue: options.queue,
@@ -110,6 +186,7 @@ async function exploreWith(run: ExploreRun, options: ExploreOptions): Promise<Ex
       confirmed,
       unconfirmed: !reproduced,
       startedAt,
+      foundIn,
     });
     if (reproduced) {
       return {
@@ -128,6 +205,7 @@ async function exploreWith(run: ExploreRun, options: ExploreOptions): Promise<Ex
         replays: confirmed.replays,
         counterexamplePath: failure.path,
         laneSeed,
+        foundIn,
         unconfirmed,
       };
     }
@@ -138,6 +216,7 @@ async function exploreWith(run: ExploreRun, options: ExploreOptions): Promise<Ex
       replays: confirmed.replays,
       laneSeed,
       counterexamplePath: failure.path,
+      foundIn,
     };
     unconfirmed.push(found);
     state.progress.unconfirmed = unconfirmed.length;

@@ -9,6 +9,7 @@ import { writeRunReport } from '../report/write-run-report.js';
 import type { ConfirmedCounterexample } from './confirm-counterexample.js';
 import type { RoundFailure } from './search-round.js';
 import { writeCounterexample, type CounterexampleOrigin } from './write-counterexample.js';
+import type { FoundIn } from './types.js';
 
 /** Where the failure's files went. */
 export interface RecordedFailure {
@@ -26,6 +27,8 @@ export interface FailureToRecord {
   unconfirmed: boolean;
   /** When the search started (the report's start). */
   startedAt: Date;
+  /** Where the first failing run ran (its replays were real either way). */
+  foundIn: FoundIn;
 }
 
 /** Writes the file and the first failing run's report under `outDir` (or its `unconfirmed/`). */
@@ -39,7 +42,8 @@ export async function recordFailure(
     ? await writeCounterexample(join(outDir, 'unconfirmed'), failure.minimal, {
         ...origin(record),
         note:
-          `it reproduced on none of ${confirmed.replays} replays` +
+          found(record) +
+          `it reproduced on none of ${confirmed.replays} ${replays(record)}` +
           (confirmed.stretched
             ? `, nor did its faults held for two leases with a job per worker on ${confirmed.replays} more.`
             : '.'),
@@ -48,7 +52,8 @@ export async function recordFailure(
         ...origin(record),
         note:
           `${confirmed.stretched ? 'Stretched from the minimal schedule so that it reproduces: its faults are held for at least two leases and every worker has a job (shrinking stops at the edge of the failure, a fault of one lease, fewer jobs than workers); ' : ''}` +
-          `it reproduced on ${confirmed.reproduced} of ${confirmed.replays} replays.`,
+          found(record) +
+          `it reproduced on ${confirmed.reproduced} of ${confirmed.replays} ${replays(record)}.`,
       });
   const firstFailureReport = file.replace(/\.ya?ml$/, '') + '.first-failure';
   await writeRunReport(firstFailureReport, {
@@ -58,6 +63,19 @@ export async function recordFailure(
     scenarios: [failure.firstFailure],
   });
   return { file, firstFailureReport };
+}
+
+// Where the failure came from, said first when it was the simulation.
+function found(record: FailureToRecord): string {
+  return record.foundIn === 'simulation'
+    ? `found in simulated time on PGlite (the queue's own SQL, seed ${record.laneSeed}), then replayed for real; `
+    : '';
+}
+
+function replays(record: FailureToRecord): string {
+  return record.foundIn === 'simulation'
+    ? 'real replays (PostgreSQL, Toxiproxy, worker processes)'
+    : 'replays';
 }
 
 function origin(record: FailureToRecord): CounterexampleOrigin {

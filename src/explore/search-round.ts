@@ -8,9 +8,9 @@ import fc from 'fast-check';
 import type { ScenarioRun } from '../report/types.js';
 import type { ExploredScenario } from './explored-scenario.js';
 import type { Lane } from './lane-seeds.js';
-import { scenarioArbitrary } from './scenario-arbitrary.js';
 import { toScenario } from './scenario-document.js';
 import type { ExploreProgress, ExploreRun } from './types.js';
+import { wallMs } from './wall-clock.js';
 
 /** What lasts across rounds: the clock, the budget, progress, and what stops the search. */
 export interface SearchState {
@@ -18,6 +18,8 @@ export interface SearchState {
   seed: number;
   budgetMs: number;
   run: ExploreRun;
+  /** What the search draws (all of explore's vocabulary, or what a simulation models). */
+  arbitrary: fc.Arbitrary<ExploredScenario>;
   elapsed: () => number;
   progress: ExploreProgress;
   onProgress: ((progress: ExploreProgress) => void) | undefined;
@@ -71,7 +73,7 @@ export async function searchRound(
   const passed = lanes.map(() => 0);
 
   const property = (lane: number) =>
-    fc.asyncProperty(scenarioArbitrary, async (drawn) => {
+    fc.asyncProperty(state.arbitrary, async (drawn) => {
       // The budget is kept here, not by fast-check's interruptAfterTimeLimit: that one races the
       // running property with a timer and would leave a real run going on behind its back. Past
       // the budget every remaining draw or shrink candidate passes at once, unrun, so the search
@@ -88,7 +90,7 @@ export async function searchRound(
         shrinks += 1;
       }
       const scenario = toScenario(drawn, { name: 'explore', seed: state.seed, description: '' });
-      const runStarted = performance.now();
+      const runStarted = wallMs();
       let ran: ScenarioRun;
       try {
         ran = await state.run(scenario, state.queue);
@@ -105,7 +107,7 @@ export async function searchRound(
       progress.last = {
         valid: result.valid,
         violated,
-        durationMs: Math.round(performance.now() - runStarted),
+        durationMs: Math.round(wallMs() - runStarted),
       };
       // An `unknown` verdict (a checker that could not judge) is not a counterexample.
       const holds = result.valid !== 'invalid';

@@ -30,7 +30,15 @@ export interface UnconfirmedFailure {
   laneSeed: number;
   /** fast-check's path to the shrunk schedule. */
   counterexamplePath: string;
+  /** Where the failing run ran: for real, or in simulated time (its replays are real). */
+  foundIn: FoundIn;
 }
+
+/**
+ * Where a failure was found: on a real run, or on a simulated one (`explore --sim`), whose
+ * confirming replays are real runs all the same.
+ */
+export type FoundIn = 'real' | 'simulation';
 
 /** Where an exploration is. */
 export interface ExploreProgress {
@@ -40,6 +48,8 @@ export interface ExploreProgress {
   runsDone: number;
   /** Runs that violated an invariant. */
   failures: number;
+  /** Whether the search runs in simulated time (`runsDone` then counts simulated runs). */
+  simulated: boolean;
   /** Property calls after the first failure (fast-check's shrink candidates tried). */
   shrinks: number;
   /** Milliseconds since the exploration started. */
@@ -62,8 +72,22 @@ export interface ExploreOptions {
   budgetMs: number;
   /** A started environment to reuse; absent: one is selected, started and stopped. */
   env?: StartedEnvironment;
-  /** How a scenario is run and judged (default: for real in `env`; given: no environment is started). */
+  /**
+   * How a scenario is run and judged (default: for real in `env`, or in simulated time with
+   * `sim`). Given without `sim`, no environment is started.
+   */
   run?: ExploreRun;
+  /**
+   * Search in simulated time against the queue's own SQL on PGlite, drawing only the faults the
+   * simulation models; each failure is confirmed on real runs (PostgreSQL, Toxiproxy, worker
+   * processes) before it is reported. One search at a time: the simulated clock is the process's.
+   */
+  sim?: boolean;
+  /**
+   * How a failure is confirmed (default: `run` itself; with `sim`, a real run in `env`). A test
+   * gives its own to drive the decisions without servers.
+   */
+  confirm?: ExploreRun;
   /** Where counterexamples are written (default `reports/counterexamples`). */
   outDir?: string;
   /** Called after every run. */
@@ -128,6 +152,8 @@ export type ExploreResult =
       counterexamplePath: string;
       /** The seed of the search that failed (the given seed, unless parallel or sharded). */
       laneSeed: number;
+      /** Where the first failing run ran; `reproduced` counts real replays either way. */
+      foundIn: FoundIn;
       /** Failures before it that did not reproduce on their replays. */
       unconfirmed: UnconfirmedFailure[];
     };

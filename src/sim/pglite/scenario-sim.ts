@@ -9,6 +9,9 @@ import type { QueueAdapter } from '../../queue/types.js';
 import { SimulationLimitError } from './sim-database.js';
 import type { SimFault, SimRunPlan } from './sim-run.js';
 
+/** The fault kinds the simulation models; every other kind is refused and left to real runs. */
+export const SIMULATED_FAULT_KINDS = ['crash', 'pause', 'partition'] as const;
+
 // Why each fault the simulation leaves to real runs is left there.
 const NOT_SIMULATED: Readonly<Record<string, string>> = {
   latency: 'a slow link (its latency and jitter) is not modelled: the link has one round trip',

@@ -16,7 +16,9 @@
  * one history.
  */
 import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
 import type { SqlClient } from '../../queue/types.js';
+import { inlineParams } from './inline-params.js';
 
 /** What the simulation cannot do with a statement, said as such. */
 export class SimulationLimitError extends Error {
@@ -86,17 +88,24 @@ export class SimDatabase {
             );
             throw this.limit;
           }
-          if (this.currentApp !== applicationName) {
-            await this.db.query('SELECT set_config($1, $2, false)', [
-              'application_name',
-              applicationName,
-            ]);
-            this.currentApp = applicationName;
+          // The connection's name and the statement go in one simple-protocol call, the
+          // parameters written in as node-postgres sends them (inline-params.ts): a third of
+          // the cost of a set_config and an extended-protocol query.
+          const text =
+            params === undefined || params.length === 0 ? sql : inlineParams(sql, params);
+          const naming =
+            this.currentApp === applicationName
+              ? ''
+              : `SET application_name = ${pg.escapeLiteral(applicationName)};\n`;
+          let result: { rows: R[]; affectedRows?: number };
+          try {
+            result = await this.execLast<R>(naming + text);
+          } catch (error) {
+            // One implicit transaction: a failed statement took its SET back with it.
+            if (naming !== '') this.currentApp = undefined;
+            throw error;
           }
-          const result =
-            params === undefined || params.length === 0
-              ? await this.execOne<R>(sql)
-              : await this.db.query<R>(sql, params);
+          this.currentApp = applicationName;
           // pg's rowCount: the rows a write touched, or the rows a SELECT returned.
           return {
             rows: result.rows,
@@ -120,9 +129,9 @@ export class SimDatabase {
     await this.db.close();
   }
 
-  // A statement without parameters may be several (a setup script): `exec` runs them all and
-  // the last one's result is the statement's.
-  private async execOne<R>(sql: string): Promise<{ rows: R[]; affectedRows?: number }> {
+  // A statement may be several (a setup script, or the SET before a statement): `exec` runs them
+  // all and the last one's result is the statement's.
+  private async execLast<R>(sql: string): Promise<{ rows: R[]; affectedRows?: number }> {
     const results = await this.db.exec(sql);
     const last = results[results.length - 1];
     return {

@@ -97,8 +97,9 @@ export interface SimRunPlan {
 /** Where simulated time starts: a fixed instant, so two runs of a seed agree to the byte. */
 export const SIM_EPOCH_MS = Date.UTC(2026, 0, 1);
 
-// How often the drain is looked at, ms of simulated time.
-const DRAIN_CHECK_MS = 50;
+// The drain is looked at after a worker's ack or fail and a sweep pass (what can finish a job),
+// and at least this often, ms of simulated time, for a write whose answer a partition lost.
+const DRAIN_CHECK_MS = 1_000;
 
 /**
  * Runs `plan` on `db` in simulated time and returns its history, or throws the
@@ -133,6 +134,8 @@ class SimRun {
   private readonly workers = new Map<string, SimWorker>();
   private readonly controller: SqlClient;
   private faultIds = 0;
+  /** Acks, fails and sweep passes so far: the drain is looked at when this moves. */
+  private settlements = 0;
 
   /** The lease the run uses: the scenario's, as the queue's terms settle it (a real run's too). */
   readonly lease: LeaseSettings;
@@ -204,6 +207,7 @@ class SimRun {
           if (!sweeping) return;
           const startedAt = Date.now();
           await maintenance.run(sweeper, ctx).catch(() => undefined);
+          this.settlements += 1;
           this.events.push({
             type: 'worker',
             t: Date.now(),
@@ -219,10 +223,12 @@ class SimRun {
     const horizon = Date.now() + (plan.horizonMs ?? 120_000);
     let drained = false;
     let lastCheck = -Infinity;
+    let checkedAt = -1;
     while (Date.now() < horizon) {
       await this.db.settled();
-      if (Date.now() - lastCheck >= DRAIN_CHECK_MS) {
+      if (this.settlements !== checkedAt || Date.now() - lastCheck >= DRAIN_CHECK_MS) {
         lastCheck = Date.now();
+        checkedAt = this.settlements;
         drained = (await unfinishedJobs(controller, plan.queue)) === 0;
         if (drained) break;
       }
@@ -284,6 +290,7 @@ class SimRun {
 
   /** A worker event, into the history (its time is the simulated clock, the database's). */
   record(event: WorkerEvent, worker: string): void {
+    if (event.kind === 'ack' || event.kind === 'fail') this.settlements += 1;
     this.events.push(workerHistoryEvent({ workerId: worker, event, receivedAt: event.at }, 0));
   }
 

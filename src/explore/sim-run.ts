@@ -1,0 +1,33 @@
+/**
+ * The run `explore --sim` searches with: a scenario in simulated time against the queue's own
+ * SQL on PGlite (see `simulateRun`), judged by the same checkers with the same strict causes as
+ * a real run. Its failures are leads: explore confirms each on real runs before it reports one.
+ */
+import { ALL_CHECKERS } from '../checker/index.js';
+import { runCheckers } from '../checker/compose.js';
+import type { QueueAdapter } from '../queue/types.js';
+import { scenarioToRunPlan } from '../scenario/load-scenario.js';
+import type { SimDatabase } from '../sim/pglite/sim-database.js';
+import { simulateRun } from '../sim/pglite/sim-run.js';
+import { SIMULATED_FAULT_KINDS, simPlanOf } from '../sim/pglite/scenario-sim.js';
+import type { DrawableScenarios } from './scenario-arbitrary.js';
+import type { ExploreRun } from './types.js';
+
+/**
+ * What a simulated search draws: the faults the simulation models, and handlers of awaited units
+ * only — it runs a synchronous unit as a wait, so a drawn blocking handler would mean one thing
+ * in the search and another in the real run that confirms it.
+ */
+export const SIMULATED_SCENARIOS: DrawableScenarios = {
+  faults: SIMULATED_FAULT_KINDS,
+  syncHandlers: false,
+};
+
+/** Runs each scenario against `queue` (loaded once, as `adapter`) in simulated time on `db`. */
+export function simRun(db: SimDatabase, adapter: QueueAdapter): ExploreRun {
+  return async (scenario, queue) => {
+    const plan = simPlanOf(scenarioToRunPlan(scenario, { queue }), adapter);
+    const history = await simulateRun(db, plan);
+    return { history, result: runCheckers(ALL_CHECKERS, history, { strictCauses: true }) };
+  };
+}
