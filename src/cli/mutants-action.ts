@@ -20,6 +20,7 @@ export interface MutantsFlags {
   iOwnThisDatabase?: boolean;
   json?: boolean;
   parallel?: string;
+  full?: boolean;
 }
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
@@ -37,6 +38,7 @@ export async function mutants(flags: MutantsFlags): Promise<void> {
       base: flags.queue,
       variants: flags.variant,
       minKills,
+      full: flags.full,
       out: flags.out,
       env: flags.env,
       iOwnThisDatabase: flags.iOwnThisDatabase,

@@ -21,6 +21,12 @@ export function mutantsCommand(): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--min-kills <n>', 'scenarios that must catch each variant', '1')
+    .option(
+      '--full',
+      'run every scenario against every variant for real (default: the simulation runs them ' +
+        'all on PGlite first, and only the base everywhere and each variant where it was killed ' +
+        'there run for real; a variant it cannot kill is searched for on real runs)',
+    )
     .option('--out <dir>', 'reports folder', 'reports')
     .addOption(
       new Option('--env <provider>', 'embedded | external | containers').env('LEASEPROOF_ENV'),

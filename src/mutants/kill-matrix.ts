@@ -3,6 +3,8 @@ import {
   KILL_MATRIX_VERSION,
   type KillCell,
   type KillMatrix,
+  type SimulatedCell,
+  type SimulationGuide,
   type VariantRow,
 } from '../report/kill-matrix-types.js';
 
@@ -27,6 +29,17 @@ export interface KillMatrixInput {
   minKills: number;
   /** Wall time, ms. */
   wallTimeMs: number;
+  /**
+   * Why a cell was not run for real (a simulation-guided matrix): its cell says so and kills
+   * nothing. A cell missing without a reason is `unknown`, as before.
+   */
+  notRun?: ((queue: string, scenario: string) => string | undefined) | undefined;
+  /** What the simulation said of a cell, kept beside the real verdict. */
+  simulated?: ((queue: string, scenario: string) => SimulatedCell | undefined) | undefined;
+  /** How the simulation guided the matrix. */
+  guide?: SimulationGuide | undefined;
+  /** The run folder of a cell that ran in another folder than the matrix's (see `KillCell.report`). */
+  reportOf?: ((queue: string, scenario: string) => string | undefined) | undefined;
 }
 
 /**
@@ -37,20 +50,36 @@ export interface KillMatrixInput {
 export function buildKillMatrix(input: KillMatrixInput): KillMatrix {
   const byKey = new Map(input.outcomes.map((o) => [`${o.queue}\u0000${o.scenario}`, o]));
   const cellsOf = (queue: string, named: string | undefined): KillCell[] =>
-    input.scenarios.map((scenario) => {
+    input.scenarios.map((scenario): KillCell => {
       const outcome = byKey.get(`${queue}\u0000${scenario}`);
-      if (outcome === undefined) return { scenario, verdict: 'unknown', invalid: [], named: false };
+      const simulated = input.simulated?.(queue, scenario);
+      const sim = simulated === undefined ? {} : { simulated };
+      if (outcome === undefined) {
+        const notRun = input.notRun?.(queue, scenario);
+        return {
+          scenario,
+          verdict: 'unknown',
+          invalid: [],
+          named: false,
+          ...(notRun !== undefined && { notRun }),
+          ...sim,
+        };
+      }
       const invalid = outcome.result.results
         .filter((r) => r.valid === 'invalid')
         .map((r) => r.checker);
+      const report = input.reportOf?.(queue, scenario);
       return {
         scenario,
         verdict: outcome.result.valid,
         invalid,
         named: named !== undefined && invalid.includes(named),
+        ...sim,
+        ...(report !== undefined && { report }),
       };
     });
   const baseCells = cellsOf(input.base, undefined);
+  // The base runs everywhere, guided or not: a base cell not run is a false alarm all the same.
   const falseAlarms = baseCells.filter((c) => c.verdict !== 'valid').map((c) => c.scenario);
   const variants: VariantRow[] = input.variants.map((v) => {
     const cells = cellsOf(v.queue, v.catches);
@@ -78,5 +107,6 @@ export function buildKillMatrix(input: KillMatrixInput): KillMatrix {
     weak,
     ok: falseAlarms.length === 0 && total > 0 && killed === total && weak.length === 0,
     wallTimeMs: input.wallTimeMs,
+    ...(input.guide !== undefined && { guide: input.guide }),
   };
 }

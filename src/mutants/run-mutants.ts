@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { runGuided } from './guided-mutants.js';
 import { runScenarios, type RunScenariosOptions } from '../run/run-scenarios.js';
 import { ConfigError } from '../errors.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
@@ -32,6 +33,11 @@ export interface MutantsOptions extends Pick<
   variants?: string[] | undefined;
   /** Kills each variant needs (default 1). */
   minKills?: number | undefined;
+  /**
+   * Run every scenario against every variant for real (the full matrix) instead of letting the
+   * simulation choose the real runs (see guided-mutants.ts).
+   */
+  full?: boolean | undefined;
 }
 
 /** What a matrix run produced. */
@@ -65,9 +71,9 @@ export function selectVariants(names: readonly string[] | undefined): VariantSpe
 }
 
 /**
- * Runs every scenario against the base queue and each variant in one environment, judges the
- * kill matrix, and writes it beside the run's report (`mutants.json`, `mutants.html`), where the
- * reports index shows it.
+ * Runs the base queue and each variant — guided by the simulation (default), or every scenario
+ * against every variant for real (`full`) — judges the kill matrix, and writes it beside the
+ * run's report (`mutants.json`, `mutants.html`), where the reports index shows it.
  */
 export async function runMutants(options: MutantsOptions): Promise<MutantsResult> {
   const variants = selectVariants(options.variants);
@@ -76,6 +82,22 @@ export async function runMutants(options: MutantsOptions): Promise<MutantsResult
     throw new ConfigError(`--min-kills must be an integer >= 1; got ${String(options.minKills)}`);
   }
   const started = performance.now();
+  if (options.full !== true) {
+    const guided = await runGuided(options, variants, minKills);
+    const matrix = buildKillMatrix({
+      outcomes: guided.outcomes,
+      scenarios: guided.scenarios,
+      base: options.base,
+      variants,
+      minKills,
+      wallTimeMs: performance.now() - started,
+      notRun: guided.notRun,
+      simulated: guided.simulated,
+      guide: guided.guide,
+      reportOf: guided.reportOf,
+    });
+    return writeMatrix(matrix, guided.dir, options.out);
+  }
   const run = await runScenarios({
     files: options.files,
     queues: [options.base, ...variants.map((v) => v.queue)],
@@ -97,8 +119,14 @@ export async function runMutants(options: MutantsOptions): Promise<MutantsResult
     minKills,
     wallTimeMs: performance.now() - started,
   });
-  await writeFile(join(run.dir, 'mutants.json'), JSON.stringify(matrix, null, 2) + '\n');
-  await writeFile(join(run.dir, 'mutants.html'), renderKillMatrixHtml(matrix, run.runId));
-  await updateReportIndex(resolve(options.out));
-  return { matrix, dir: run.dir };
+  return writeMatrix(matrix, run.dir, options.out);
+}
+
+/** Writes the matrix beside its run's report, where the reports index shows it. */
+async function writeMatrix(matrix: KillMatrix, dir: string, out: string): Promise<MutantsResult> {
+  const runId = basename(dir);
+  await writeFile(join(dir, 'mutants.json'), JSON.stringify(matrix, null, 2) + '\n');
+  await writeFile(join(dir, 'mutants.html'), renderKillMatrixHtml(matrix, runId));
+  await updateReportIndex(resolve(out));
+  return { matrix, dir };
 }

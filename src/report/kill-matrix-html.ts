@@ -20,9 +20,22 @@ export const KILL_MATRIX_STYLE = `
  */
 export function killMatrixTable(matrix: KillMatrix, base: string): string {
   const link = (queue: string, cell: KillCell, cls: string): string => {
+    const sim = cell.simulated;
+    const simulated =
+      sim === undefined
+        ? ''
+        : 'refused' in sim
+          ? `; simulation: not modelled (${sim.refused})`
+          : `; simulation: ${sim.invalid.length > 0 ? `invalid: ${sim.invalid.join(', ')}` : sim.verdict}`;
+    if (cell.notRun !== undefined) {
+      return `<td class="cell" title="${h(cell.notRun + simulated)}">${h(cellMark(cell))}</td>`;
+    }
     const file = scenarioFiles(fileStem(`${cell.scenario} [${queue}]`)).timeline;
-    const title = cell.invalid.length > 0 ? `invalid: ${cell.invalid.join(', ')}` : cell.verdict;
-    const href = `${base}${encodeURI(file)}`;
+    const title =
+      (cell.invalid.length > 0 ? `invalid: ${cell.invalid.join(', ')}` : cell.verdict) + simulated;
+    // A cell of another round of a guided matrix has its timeline in that round's folder.
+    const folder = cell.report === undefined ? '' : `../${encodeURIComponent(cell.report)}/`;
+    const href = `${base}${folder}${encodeURI(file)}`;
     return `<td class="cell ${cls}" title="${h(title)}"><a href="${h(href)}">${h(cellMark(cell))}</a></td>`;
   };
   const head = matrix.scenarios.map((s) => `<th class="s">${h(s)}</th>`).join('');

@@ -1,7 +1,14 @@
 import type { KillCell, KillMatrix } from './kill-matrix-types.js';
 
-/** The mark of one cell: the named invariant caught it, another did, it passed, or unknown. */
+/**
+ * The mark of one cell: the named invariant caught it, another did, it passed, or unknown; a
+ * cell not run for real shows what the simulation said (`s` killed there, `-` not).
+ */
 export function cellMark(cell: KillCell): string {
+  if (cell.notRun !== undefined) {
+    const sim = cell.simulated;
+    return sim !== undefined && 'named' in sim && sim.named ? 's' : '-';
+  }
   if (cell.named) return 'K';
   if (cell.verdict === 'invalid') return 'x';
   return cell.verdict === 'valid' ? '.' : '?';
@@ -34,7 +41,10 @@ export function formatKillMatrix(matrix: KillMatrix): string {
   }
   lines.push(
     '',
-    'K caught by the invariant that names the bug · x caught by another invariant only · . valid · ? unknown',
+    'K caught by the invariant that names the bug · x caught by another invariant only · . valid · ? unknown' +
+      (matrix.guide === undefined
+        ? ''
+        : ' · s killed in simulation, not run for real · - not run for real'),
   );
   for (const [i, s] of matrix.scenarios.entries()) lines.push(`${String(i + 1).padStart(3)}  ${s}`);
   lines.push('');
@@ -51,6 +61,17 @@ export function formatKillMatrix(matrix: KillMatrix): string {
   }
   if (matrix.weak.length > 0) {
     lines.push(`killed by fewer than ${matrix.minKills} scenarios: ${matrix.weak.join(', ')}`);
+  }
+  const { guide } = matrix;
+  if (guide !== undefined) {
+    for (const left of guide.leftToReal)
+      lines.push(`left to real runs: ${left.queue}: ${left.why}`);
+    lines.push(
+      `guided by the simulation: ${guide.simulatedRuns} simulated runs in ` +
+        `${(guide.simulatedMs / 1000).toFixed(1)}s, then ${guide.realRuns} real runs of the full ` +
+        `matrix's ${guide.fullRuns} in ${guide.reports.length} round(s); only real runs kill ` +
+        '(`mutants --full` runs every cell for real)',
+    );
   }
   const seconds = (matrix.wallTimeMs / 1000).toFixed(1);
   lines.push(

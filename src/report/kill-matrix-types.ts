@@ -20,6 +20,43 @@ export interface KillCell {
   invalid: string[];
   /** Whether the invariant that names the variant's bug is among them. */
   named: boolean;
+  /**
+   * Why it was not run for real, in a simulation-guided matrix (then `verdict` is `unknown`
+   * and it kills nothing); absent when it ran.
+   */
+  notRun?: string;
+  /** What the simulation said of it, in a simulation-guided matrix. */
+  simulated?: SimulatedCell;
+  /**
+   * The run folder (a sibling of the matrix's own) that holds its timeline, when that is not the
+   * matrix's: a guided matrix runs in rounds, each with its own folder.
+   */
+  report?: string;
+}
+
+/**
+ * A cell as the simulation judged it: its verdict in simulated time on PGlite, or why the
+ * simulation could not model the scenario. A lead for choosing what to run for real, never a
+ * kill by itself.
+ */
+export type SimulatedCell =
+  { verdict: Verdict; invalid: string[]; named: boolean } | { refused: string };
+
+/** How a simulation-guided matrix was made (absent from a full real matrix). */
+export interface SimulationGuide {
+  /** Simulated runs, and their wall time in ms. */
+  simulatedRuns: number;
+  simulatedMs: number;
+  /** Real runs made, out of the full matrix's scenarios × queues. */
+  realRuns: number;
+  fullRuns: number;
+  /** Rounds of real runs (each its own report folder, the first holding the matrix). */
+  reports: string[];
+  /**
+   * Variants the simulation killed on fewer than `minKills` scenarios, which were searched for
+   * on real runs instead, with why the simulation could not be trusted to find them.
+   */
+  leftToReal: { queue: string; why: string }[];
 }
 
 /** How a variant fared over the whole suite. */
@@ -61,4 +98,6 @@ export interface KillMatrix {
   ok: boolean;
   /** Wall time of the whole matrix, ms. */
   wallTimeMs: number;
+  /** Present when the simulation chose the real runs (`mutants` without `--full`). */
+  guide?: SimulationGuide;
 }

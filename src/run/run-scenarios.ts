@@ -43,6 +43,12 @@ export interface RunScenariosOptions {
   queues: string[];
   /** Overrides every scenario's seed. */
   seed?: number | undefined;
+  /**
+   * Only the scenario × queue runs this keeps, by the scenario's file and the queue (default:
+   * every one): a plan that is not the whole cross product, as the simulation-guided mutation
+   * matrix runs for real only the cells the simulation picked.
+   */
+  select?: ((file: string, queue: string) => boolean) | undefined;
   /** Reports folder (default `reports`). */
   out: string;
   /** `--env`. */
@@ -133,15 +139,18 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
   // So do the queues: a mistyped name or a missing adapter file would otherwise be found by
   // every one of its runs, after the servers started, as a column of `error` cells.
   for (const queue of new Set(options.queues)) await prepareQueueAdapter(queue);
-  const whole = loaded.flatMap(({ scenario, incident }) =>
-    options.queues.map((queue) => ({
-      scenario,
-      incident,
-      plan: scenarioToRunPlan(scenario, {
-        queue,
-        ...(options.seed !== undefined && { seed: options.seed }),
-      }),
-    })),
+  const select = options.select ?? (() => true);
+  const whole = loaded.flatMap(({ scenario, incident }, i) =>
+    options.queues
+      .filter((queue) => select(options.files[i]!, queue))
+      .map((queue) => ({
+        scenario,
+        incident,
+        plan: scenarioToRunPlan(scenario, {
+          queue,
+          ...(options.seed !== undefined && { seed: options.seed }),
+        }),
+      })),
   );
   const shard = options.shard ?? WHOLE;
   const planInfo = describePlan(

@@ -51,6 +51,69 @@ describe('leaseproof mutants', () => {
     },
   );
 
+  // The default matrix is guided by the simulation: unconditional-ack is killed there on
+  // lone-worker-pause and confirmed on a real run; check-then-write needs a slow link between
+  // its two statements, which the simulation does not model, so it is left to real runs and the
+  // matrix says why. Only real runs count as kills.
+  it(
+    'runs for real what the simulation led to, and says why a variant was left to real runs',
+    { timeout: 300_000, retry: 1 },
+    async () => {
+      const scenarios = await tempDir();
+      for (const f of ['lone-worker-pause', 'slow-ack-across-deadline']) {
+        await copyFile(`scenarios/${f}.yaml`, join(scenarios, `${f}.yaml`));
+      }
+      const out = await tempDir();
+      const result = await finished(
+        spawnCli(
+          [
+            'mutants',
+            '--scenarios',
+            scenarios,
+            '--out',
+            out,
+            '--variant',
+            'unconditional-ack',
+            '--variant',
+            'check-then-write',
+          ],
+          await stateEnv(),
+        ),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/simulation: unconditional-ack killed by no-stale-ack on 1/);
+      expect(result.stderr).toMatch(
+        /simulation: check-then-write .* on 0 scenario\(s\): left to real runs/,
+      );
+      expect(result.stdout).toMatch(
+        /^left to real runs: check-then-write: the simulation killed it on 0 of the 1 scenario\(s\) it ran, fewer than 1; real runs killed it on slow-ack-across-deadline \(a slow link .* is not modelled/m,
+      );
+      expect(result.stdout).toMatch(/guided by the simulation: \d+ simulated runs/);
+      const dir = /report: (.*)\/mutants\.html/.exec(result.stdout)![1]!;
+      const matrix = JSON.parse(
+        await readFile(join(process.cwd(), dir, 'mutants.json'), 'utf8'),
+      ) as KillMatrix;
+      const ack = matrix.variants.find((v) => v.queue === 'unconditional-ack')!;
+      const lone = ack.cells.find((c) => c.scenario === 'lone-worker-pause')!;
+      // Killed in simulation, then for real: both verdicts are in the cell.
+      expect(lone).toMatchObject({ named: true, simulated: { named: true } });
+      expect(lone.notRun).toBeUndefined();
+      // Its other cell was not needed for real; it says so, and kills nothing.
+      const slow = ack.cells.find((c) => c.scenario === 'slow-ack-across-deadline')!;
+      expect(slow.notRun).toMatch(/not run for real/);
+      expect(slow).toMatchObject({ verdict: 'unknown', named: false });
+      expect(slow.simulated).toHaveProperty('refused');
+      expect(JSON.stringify(slow.simulated)).toMatch(/slow link/);
+      const ctw = matrix.variants.find((v) => v.queue === 'check-then-write')!;
+      expect(ctw).toMatchObject({ status: 'killed', kills: 1 });
+      expect(matrix.guide?.leftToReal.map((l) => l.queue)).toEqual(['check-then-write']);
+      // The base ran everywhere for real.
+      expect(matrix.base.cells.every((c) => c.verdict === 'valid' && c.notRun === undefined)).toBe(
+        true,
+      );
+    },
+  );
+
   it('refuses an unknown variant, naming the known ones', async () => {
     const result = await finished(
       spawnCli(['mutants', '--variant', 'nope', '--out', await tempDir()], await stateEnv()),

@@ -121,4 +121,62 @@ describe('the kill matrix', () => {
     expect(matrix.ok).toBe(false);
     expect(formatKillMatrix(matrix)).toMatch(/false alarm: reference was not valid on s1, s2/);
   });
+
+  it('in a guided matrix, a cell not run for real kills nothing and shows what the simulation said', () => {
+    const matrix = buildKillMatrix({
+      outcomes: [
+        outcome('reference', 's1'),
+        outcome('reference', 's2'),
+        outcome('bad-ack', 's1', ['no-stale-ack']),
+        outcome('bad-lease', 's2', ['lease-honored']),
+      ],
+      scenarios,
+      base: 'reference',
+      variants,
+      minKills: 1,
+      wallTimeMs: 1,
+      // bad-ack's s2 and bad-lease's s1 were not run for real; the simulation killed bad-ack there.
+      notRun: (queue, scenario) =>
+        (queue === 'bad-ack' && scenario === 's2') || (queue === 'bad-lease' && scenario === 's1')
+          ? 'not run for real: killed on 1 real run(s) already'
+          : undefined,
+      simulated: (queue, scenario) =>
+        queue === 'bad-ack'
+          ? { verdict: 'invalid', invalid: ['no-stale-ack'], named: true }
+          : scenario === 's1'
+            ? { refused: 's1: a slow link is not modelled; run it for real' }
+            : undefined,
+      reportOf: (queue) => (queue === 'bad-lease' ? 'round-2' : undefined),
+      guide: {
+        simulatedRuns: 3,
+        simulatedMs: 1200,
+        realRuns: 4,
+        fullRuns: 6,
+        reports: ['round-1', 'round-2'],
+        leftToReal: [{ queue: 'bad-lease', why: 'the simulation killed it on 0 of 1' }],
+      },
+    });
+    expect(matrix.ok).toBe(true);
+    const [badAck, badLease] = matrix.variants;
+    expect(badAck!.kills).toBe(1);
+    expect(badAck!.cells[1]).toMatchObject({
+      verdict: 'unknown',
+      named: false,
+    });
+    expect(badAck!.cells[1]!.notRun).toMatch(/not run for real/);
+    expect(badLease!.cells[1]).toMatchObject({ named: true, report: 'round-2' });
+    const text = formatKillMatrix(matrix);
+    expect(text).toMatch(/^bad-ack\s+K s\s+killed/m);
+    expect(text).toMatch(/^bad-lease\s+- K\s+killed/m);
+    expect(text).toMatch(/^left to real runs: bad-lease: the simulation killed it on 0 of 1$/m);
+    expect(text).toMatch(
+      /guided by the simulation: 3 simulated runs in 1\.2s, then 4 real runs of the full matrix's 6 in 2 round\(s\)/,
+    );
+    // A later round's cell links into its own folder; a cell not run links nowhere.
+    const html = killMatrixTable(matrix, '');
+    expect(html).toContain('href="../round-2/');
+    expect(html).toMatch(
+      /title="not run for real: killed on 1 real run\(s\) already; simulation: invalid: no-stale-ack">s</,
+    );
+  });
 });

@@ -22,6 +22,19 @@ const NOT_SIMULATED: Readonly<Record<string, string>> = {
   'db-restart': 'a database restart is not modelled: PGlite is one session, never restarted',
 };
 
+/**
+ * What the simulation runs of `plan` other than as it would really happen, though it runs it: a
+ * synchronous unit is simulated as a wait, so a blocked event loop — and a heartbeat that shares
+ * it — is not modelled. Empty when the simulation models the plan as it is.
+ */
+export function simApproximations(plan: RunPlan): string[] {
+  return plan.plans.some((units) => units.some((u) => u.sync))
+    ? [
+        'a synchronous unit runs as a wait: a blocked event loop, and a heartbeat on it, is not modelled',
+      ]
+    : [];
+}
+
 /** `plan` for `simulateRun` against `queue`, or a `SimulationLimitError` saying what is not modelled. */
 export function simPlanOf(plan: RunPlan, queue: QueueAdapter): SimRunPlan {
   const refuse = (why: string): never => {

@@ -28,10 +28,6 @@ export class SimulationLimitError extends Error {
   }
 }
 
-// A transaction opened by one statement and closed by another: the session would carry it
-// across other workers' statements.
-const TRANSACTION_CONTROL = /^\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK|END|SAVEPOINT)\b/i;
-
 /** One PGlite instance, reset between runs. */
 export class SimDatabase {
   private tail: Promise<unknown> = Promise.resolve();
@@ -48,15 +44,22 @@ export class SimDatabase {
   }
 
   /**
-   * A fresh database for a run: the public schema dropped and made again, the deterministic
+   * A fresh database for a run: every schema but the system's dropped, public made again, the deterministic
    * uuid and random seeded by `seed`.
    */
   async reset(seed: number): Promise<void> {
     await this.exclusive(async () => {
       this.currentApp = undefined;
       this.limit = undefined;
+      // Every schema a run made goes, not only public: a queue's own (pgboss, graphile_worker)
+      // would otherwise carry its jobs, and its types, into the next run.
       await this.db.exec(`
-        DROP SCHEMA IF EXISTS public CASCADE;
+        DO $reset$ DECLARE s text; BEGIN
+          FOR s IN SELECT nspname FROM pg_namespace
+                   WHERE nspname <> 'information_schema' AND nspname NOT LIKE 'pg\\_%' LOOP
+            EXECUTE format('DROP SCHEMA %I CASCADE', s);
+          END LOOP;
+        END $reset$;
         CREATE SCHEMA public;
         SET search_path = public, pg_catalog;
         SET application_name = 'leaseproof-sim';
@@ -79,15 +82,6 @@ export class SimDatabase {
         params?: unknown[],
       ) =>
         this.exclusive(async () => {
-          if (TRANSACTION_CONTROL.test(sql)) {
-            // Kept as well as thrown: a worker's loop takes it for a failed statement and polls
-            // on, so the run itself must end in it (see `limitReached`), not in a verdict.
-            this.limit ??= new SimulationLimitError(
-              'a transaction over several statements cannot be simulated on one session ' +
-                `(statement: ${sql.trim().slice(0, 60)}): run this queue for real`,
-            );
-            throw this.limit;
-          }
           // The connection's name and the statement go in one simple-protocol call, the
           // parameters written in as node-postgres sends them (inline-params.ts): a third of
           // the cost of a set_config and an extended-protocol query.
@@ -103,9 +97,14 @@ export class SimDatabase {
           } catch (error) {
             // One implicit transaction: a failed statement took its SET back with it.
             if (naming !== '') this.currentApp = undefined;
+            // A failed script's transaction ends with it, as on a server: its error is the answer.
+            if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
             throw error;
           }
           this.currentApp = applicationName;
+          // A statement that opens a transaction and closes it (a setup script's BEGIN … COMMIT)
+          // runs alone; one that leaves it open would carry it across other workers' statements.
+          await this.closeTransaction(sql);
           // pg's rowCount: the rows a write touched, or the rows a SELECT returned.
           return {
             rows: result.rows,
@@ -127,6 +126,22 @@ export class SimDatabase {
   async stop(): Promise<void> {
     if (this.db.closed) return;
     await this.db.close();
+  }
+
+  /**
+   * Rolls back a transaction `sql` left open and keeps the limit it reached: a worker's loop
+   * takes the error for a failed statement and polls on, so the run itself must end in it (see
+   * `limitReached`), not in a verdict.
+   */
+  private async closeTransaction(sql: string): Promise<void> {
+    if (!this.db.isInTransaction()) return;
+    await this.db.exec('ROLLBACK');
+    this.currentApp = undefined;
+    this.limit ??= new SimulationLimitError(
+      'a transaction over several statements cannot be simulated on one session ' +
+        `(statement: ${sql.trim().slice(0, 60)}): run this queue for real`,
+    );
+    throw this.limit;
   }
 
   // A statement may be several (a setup script, or the SET before a statement): `exec` runs them

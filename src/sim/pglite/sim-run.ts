@@ -41,6 +41,7 @@ import { HeartbeatCore } from '../../worker/heartbeat-core.js';
 import type { UnitPlan, WorkerEvent } from '../../worker/types.js';
 import { VERSION } from '../../version.js';
 import type { SimDatabase } from './sim-database.js';
+import { seedRandomness } from './seeded-randomness.js';
 
 /** A fault the simulation schedules: on one worker, from `atMs` for `forMs`. */
 export interface SimFault {
@@ -116,10 +117,12 @@ export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<Hi
     // before the fake clock was installed is cleared as the native timer it is.
     shouldClearNativeTimers: true,
   });
+  const unseed = seedRandomness(plan.seed);
   let history: History;
   try {
     history = await new SimRun(db, plan, clock).run();
   } finally {
+    unseed();
     clock.uninstall();
   }
   const limit = db.limitReached();

@@ -102,6 +102,19 @@ describe('a run in simulated time on PGlite', () => {
   }, 120_000);
 });
 
+describe('a queue with a schema of its own (pg-boss, through its library)', () => {
+  it('runs its setup transaction, and its schema does not outlive the run', async () => {
+    // pg-boss's setup is one statement of BEGIN … COMMIT in its own schema, pgboss: the first
+    // is no transaction left open across others, and a reset that dropped only public would
+    // leave the second run's setup to fail on pgboss's types.
+    const boss: SimRunPlan = { ...plan('pg-boss'), workers: 2, faults: [] };
+    const history = await simulateRun(db, boss);
+    const second = JSON.stringify(await simulateRun(db, boss));
+    expect(second).toBe(JSON.stringify(history));
+    expect(history.events.at(-1)).toMatchObject({ type: 'end', drained: true });
+  }, 120_000);
+});
+
 describe('a run whose every worker is gone for good', () => {
   it('ends undrained instead of waiting for a clock nothing moves', async () => {
     const history = await simulateRun(db, {

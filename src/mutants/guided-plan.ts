@@ -1,0 +1,50 @@
+/**
+ * Which cells a simulation-guided mutation matrix runs for real, round after round. Pure: the
+ * simulation's verdicts in, the next round's picks out.
+ *
+ * A variant's candidates, in order: the scenarios where the simulation killed it with its named
+ * invariant (while the base stayed valid there in simulation: a scenario where the simulation
+ * raised a false alarm on the base leads nowhere); then the scenarios the simulation refused or
+ * ran only approximately (clock skew, a slow link, a stall, a blocked loop: where the kills it
+ * cannot see must be); then the rest. Each round runs, for every variant not yet killed on
+ * `minKills` real runs, as many of its simulated kills as it still needs — they nearly always
+ * hold — or, once those are spent, that many blind candidates and two more.
+ */
+
+/** What the simulation said of one variant, scenario by scenario (by scenario file). */
+export interface VariantLeads {
+  /** The variant's queue name. */
+  queue: string;
+  /** Scenarios it was killed on in simulation by its named invariant, in file order. */
+  simKills: string[];
+  /** Scenarios the simulation refused or ran approximately, in file order. */
+  unmodelled: string[];
+  /** Every other scenario, in file order. */
+  others: string[];
+}
+
+/** Where a variant stands after the real rounds so far. */
+export interface VariantProgress {
+  /** Scenarios already run for real against it. */
+  tried: ReadonlySet<string>;
+  /** Real runs that killed it with its named invariant. */
+  realKills: number;
+}
+
+// Past the simulated kills the search is blind: a round runs this many spares beside what is needed.
+const BLIND_SPARES = 2;
+
+/** The scenarios to run for real against `leads.queue` next; none when it needs no more. */
+export function nextPicks(
+  leads: VariantLeads,
+  progress: VariantProgress,
+  minKills: number,
+): string[] {
+  const need = minKills - progress.realKills;
+  if (need <= 0) return [];
+  const untried = (files: string[]): string[] => files.filter((f) => !progress.tried.has(f));
+  const led = untried(leads.simKills);
+  if (led.length >= need) return led.slice(0, need);
+  const blind = untried([...leads.unmodelled, ...leads.others]);
+  return [...led, ...blind.slice(0, need - led.length + BLIND_SPARES)];
+}

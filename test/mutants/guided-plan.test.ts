@@ -1,0 +1,43 @@
+// The simulation-guided matrix's choice of real runs: simulated kills first and no more than
+// needed; past them, the scenarios the simulation does not model, then the rest, with spares.
+import { describe, expect, it } from 'vitest';
+import { nextPicks, type VariantLeads } from '../../src/mutants/guided-plan.js';
+
+const leads: VariantLeads = {
+  queue: 'v',
+  simKills: ['k1', 'k2', 'k3'],
+  unmodelled: ['u1', 'u2'],
+  others: ['o1', 'o2', 'o3'],
+};
+
+describe('nextPicks', () => {
+  it('runs only as many simulated kills as the variant still needs', () => {
+    expect(nextPicks(leads, { tried: new Set(), realKills: 0 }, 2)).toEqual(['k1', 'k2']);
+    expect(nextPicks(leads, { tried: new Set(['k1', 'k2']), realKills: 1 }, 2)).toEqual(['k3']);
+    expect(nextPicks(leads, { tried: new Set(['k1']), realKills: 2 }, 2)).toEqual([]);
+  });
+
+  it('past the simulated kills, runs what the simulation does not model first, with spares', () => {
+    const tried = new Set(['k1', 'k2', 'k3']);
+    expect(nextPicks(leads, { tried, realKills: 1 }, 2)).toEqual(['u1', 'u2', 'o1']);
+    const none: VariantLeads = { ...leads, simKills: [] };
+    expect(nextPicks(none, { tried: new Set(), realKills: 0 }, 2)).toEqual([
+      'u1',
+      'u2',
+      'o1',
+      'o2',
+    ]);
+    // A simulated kill left is run beside the blind picks.
+    expect(nextPicks(leads, { tried: new Set(['k1', 'k2']), realKills: 0 }, 2)).toEqual([
+      'k3',
+      'u1',
+      'u2',
+      'o1',
+    ]);
+  });
+
+  it('stops when every scenario has run', () => {
+    const all = new Set([...leads.simKills, ...leads.unmodelled, ...leads.others]);
+    expect(nextPicks(leads, { tried: all, realKills: 0 }, 2)).toEqual([]);
+  });
+});
