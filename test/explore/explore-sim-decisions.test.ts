@@ -2,7 +2,8 @@
 // servers): the search draws only what the simulation models, a failure found there is replayed
 // on the confirming (real) run and only then reported, and one no real replay repeats is kept
 // as unconfirmed, saying where it was found.
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
+import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,19 +38,19 @@ function recording(seen: Scenario[], failing: (s: Scenario) => boolean = () => f
 }
 
 describe('explore --sim', () => {
-  it('draws only crash, pause and partition faults, and handlers of awaited units', async () => {
+  it('draws only the faults the simulation models, and handlers of awaited units', async () => {
     const drawn: Scenario[] = [];
     const result = await explore(await options({ run: recording(drawn), confirm: recording([]) }));
     expect(result).toMatchObject({ failed: false, runsDone: 40 });
     const kinds = new Set(drawn.flatMap((s) => s.faults.map((f) => f.kind)));
-    expect([...kinds].sort()).toEqual(['crash', 'partition', 'pause']);
+    expect([...kinds].sort()).toEqual(['clock', 'crash', 'latency', 'partition', 'pause']);
     // Not one blocking unit: the simulation would run it as a wait, the real replay would not.
     expect(drawn.every((s) => JSON.stringify(s).includes('"sync":true') === false)).toBe(true);
     // The same options without --sim draw the whole vocabulary.
     const real: Scenario[] = [];
     await explore(await options({ sim: false, run: recording(real) }));
     const realKinds = new Set(real.flatMap((s) => s.faults.map((f) => f.kind)));
-    expect(realKinds.size).toBeGreaterThan(3);
+    expect([...realKinds].sort()).toEqual([...kinds, 'stall'].sort());
   });
 
   it('replays a simulated failure on the confirming runs only, and says where it was found', async () => {
@@ -73,9 +74,9 @@ describe('explore --sim', () => {
     expect(confirming.length).toBe(result.replays);
     expect(confirming.every((s) => s.name === 'confirm')).toBe(true);
     expect(simulated.some((s) => s.name === 'confirm')).toBe(false);
-    const text = await readFile(result.file, 'utf8');
-    expect(text).toContain('found in simulated time on PGlite');
-    expect(text).toContain('reproduced on 3 of 3 real replays');
+    const { description } = await loadScenario(result.file);
+    expect(description).toContain('found in simulated time on PGlite');
+    expect(description).toContain('reproduced on 3 of 3 real replays');
   });
 
   it('keeps a simulated failure no real replay repeats as unconfirmed, and searches on', async () => {
@@ -90,7 +91,7 @@ describe('explore --sim', () => {
     expect(result.failed).toBe(false);
     expect(result.unconfirmed).toHaveLength(1);
     expect(result.unconfirmed[0]!.foundIn).toBe('simulation');
-    expect(await readFile(result.unconfirmed[0]!.file, 'utf8')).toContain(
+    expect((await loadScenario(result.unconfirmed[0]!.file)).description).toContain(
       'it reproduced on none of 3 real replays',
     );
     expect(result.runsDone).toBeGreaterThanOrEqual(10);

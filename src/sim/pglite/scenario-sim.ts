@@ -1,23 +1,22 @@
 /**
  * A scenario's run plan as a simulation plan: the same workers, lease, handler plans and fault
  * timeline, for `simulateRun`. A part of the plan the simulation cannot model is refused with a
- * `SimulationLimitError` that names it — a fault of the link's speed or a clock, a stalled event
- * loop, a database restart, jobs arriving at a rate, a skewed clock — and is left to real runs.
+ * `SimulationLimitError` that names it — a bandwidth limit or a sliced stream, a stalled event
+ * loop, a database restart, jobs arriving at a rate — and is left to real runs.
  */
+import type { ClockSpec } from '../../nemesis/fault-spec.js';
 import type { RunPlan } from '../../scenario/execute-run.js';
 import type { QueueAdapter } from '../../queue/types.js';
 import { SimulationLimitError } from './sim-database.js';
 import type { SimFault, SimRunPlan } from './sim-run.js';
 
 /** The fault kinds the simulation models; every other kind is refused and left to real runs. */
-export const SIMULATED_FAULT_KINDS = ['crash', 'pause', 'partition'] as const;
+export const SIMULATED_FAULT_KINDS = ['crash', 'pause', 'partition', 'latency', 'clock'] as const;
 
 // Why each fault the simulation leaves to real runs is left there.
 const NOT_SIMULATED: Readonly<Record<string, string>> = {
-  latency: 'a slow link (its latency and jitter) is not modelled: the link has one round trip',
   bandwidth: 'a bandwidth limit is not modelled: the link has one round trip',
   slicer: 'a sliced byte stream is not modelled: the link has one round trip',
-  clock: "a skewed worker clock is not modelled: every worker reads the simulation's clock",
   stall: 'a blocked event loop is not modelled: a worker has no CPU to starve',
   'db-restart': 'a database restart is not modelled: PGlite is one session, never restarted',
 };
@@ -49,9 +48,6 @@ export function simPlanOf(plan: RunPlan, queue: QueueAdapter): SimRunPlan {
   if (plan.enqueueRatePerSecond !== undefined) {
     refuse('jobs arriving at a rate are not modelled: every job is enqueued at the start');
   }
-  if (plan.clock !== undefined && Object.keys(plan.clock).length > 0) {
-    refuse(NOT_SIMULATED.clock!);
-  }
   // A fault that lasts "until the timeline is done" heals when the last fault has.
   const timelineEnd = Math.max(
     0,
@@ -76,6 +72,19 @@ export function simPlanOf(plan: RunPlan, queue: QueueAdapter): SimRunPlan {
           mode: f.mode,
           direction: f.direction,
         }));
+      case 'latency':
+        // Without `for`, a standing condition through the drain, as in a real run.
+        return f.workers.map((worker) => ({
+          kind: 'latency' as const,
+          worker,
+          atMs: f.atMs,
+          forMs: f.forMs ?? Infinity,
+          latencyMs: f.latencyMs,
+          jitterMs: f.jitterMs,
+          direction: f.direction,
+        }));
+      case 'clock':
+        return clockFaults(f);
       default:
         return refuse(NOT_SIMULATED[f.kind] ?? `a ${f.kind} fault is not modelled`);
     }
@@ -89,9 +98,40 @@ export function simPlanOf(plan: RunPlan, queue: QueueAdapter): SimRunPlan {
     plans: plan.plans,
     faults,
     horizonMs: timelineEnd + plan.drainTimeoutMs,
+    ...(plan.clock !== undefined && { clock: plan.clock }),
     ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
     ...(plan.checkpoint === true && { checkpoint: true }),
     ...(plan.failAttempts !== undefined && { failAttempts: plan.failAttempts }),
     ...(plan.allowDeadLetter !== undefined && { allowDeadLetter: plan.allowDeadLetter }),
   };
+}
+
+/**
+ * A clock fault as the real run sets it (`createFaults`): the skew at `atMs`, and a jump as a
+ * second setting `afterMs` later whose offset carries the drift accrued until then; each heals
+ * when the clock fault does.
+ */
+function clockFaults(spec: ClockSpec): SimFault[] {
+  // Without `for`, a host whose clock is wrong: through the drain, as in a real run.
+  const forMs = spec.forMs ?? Infinity;
+  const driftPpm = spec.driftPpm ?? 0;
+  const first: SimFault = {
+    kind: 'clock',
+    worker: spec.worker,
+    atMs: spec.atMs,
+    forMs,
+    offsetMs: spec.offsetMs,
+    driftPpm,
+  };
+  if (spec.jump === undefined) return [first];
+  const { afterMs, byMs } = spec.jump;
+  return [
+    first,
+    {
+      ...first,
+      atMs: spec.atMs + afterMs,
+      forMs: Math.max(0, forMs - afterMs),
+      offsetMs: spec.offsetMs + byMs + (driftPpm * afterMs) / 1e6,
+    },
+  ];
 }

@@ -5,14 +5,16 @@
  * adapter's claim / extend / ack / fail / checkpoint over simulated connections; faults as
  * scheduling decisions (a crash ends a worker's calls and timers until it restarts, a pause
  * holds its statements and effects — its timers run on, so a unit cut by the pause ends at once
- * when it is continued, as a SIGSTOPped one does — and a partition makes its statements time
- * out unapplied); and the history in the format of a real run, for the same checkers. One seed,
- * one history, byte for byte.
+ * when it is continued, as a SIGSTOPped one does — a partition loses a statement or its answer,
+ * a latency lengthens the way it acts on, and a clock fault skews the clock the worker's queue
+ * code reads, as a real worker's `SkewedClock` does); and the history in the format of a real
+ * run, for the same checkers. One seed, one history, byte for byte: the database's randomness,
+ * the process's (`Math.random`, `crypto.randomUUID`) and a latency's jitter are seeded.
  *
  * What it does not model, and says so: row-lock waits between concurrent transactions (PGlite
- * runs one statement at a time), a database restart, CPU starvation, a slow link's latency
- * beyond a fixed round trip, a skewed worker clock, and a blocked event loop (a synchronous unit
- * is a wait the watchdog cannot cut, on a heartbeat thread of its own: a queue whose heartbeat
+ * runs one statement at a time), a database restart, CPU starvation, a bandwidth limit or a
+ * sliced stream, jobs arriving at a rate, and a blocked event loop (a synchronous unit is a
+ * wait the watchdog cannot cut, on a heartbeat thread of its own: a queue whose heartbeat
  * shares the handler's thread is not told apart). A failure found here is a lead: it is
  * confirmed on a real run before it is reported (issue 25).
  */
@@ -41,14 +43,15 @@ import { HeartbeatCore } from '../../worker/heartbeat-core.js';
 import type { UnitPlan, WorkerEvent } from '../../worker/types.js';
 import { VERSION } from '../../version.js';
 import type { SimDatabase } from './sim-database.js';
+import { Random } from '../../random.js';
 import { seedRandomness } from './seeded-randomness.js';
 
 /** A fault the simulation schedules: on one worker, from `atMs` for `forMs`. */
 export interface SimFault {
-  kind: 'crash' | 'pause' | 'partition';
+  kind: 'crash' | 'pause' | 'partition' | 'latency' | 'clock';
   worker: string;
   atMs: number;
-  /** A crash's restart delay (Infinity: it stays dead); a pause's or partition's length. */
+  /** A crash's restart delay (Infinity: it stays dead); every other fault's length. */
   forMs: number;
   /**
    * A partition's kind, as the scenario's: `blackhole` (no answer: the statement bound runs
@@ -56,10 +59,17 @@ export interface SimFault {
    */
   mode?: 'blackhole' | 'reset' | 'down';
   /**
-   * Which way a partition cuts: `upstream` and `both` lose the statement (it never applies),
-   * `downstream` its answer (it applies; the worker does not know). `down` cuts both.
+   * Which way a partition cuts — `upstream` and `both` lose the statement (it never applies),
+   * `downstream` its answer (it applies; the worker does not know); `down` cuts both — or which
+   * way a latency delays.
    */
   direction?: 'both' | 'upstream' | 'downstream';
+  /** A latency's added delay each way it acts on, ms, and its ± jitter. */
+  latencyMs?: number;
+  jitterMs?: number;
+  /** A clock fault's skew of the worker's clock: an offset, and a drift from the moment it is set. */
+  offsetMs?: number;
+  driftPpm?: number;
 }
 
 /** A partition window of one worker. */
@@ -68,6 +78,23 @@ interface Cut {
   to: number;
   mode: NonNullable<SimFault['mode']>;
   direction: NonNullable<SimFault['direction']>;
+}
+
+/** A latency window of one worker's link. */
+interface Slow {
+  from: number;
+  to: number;
+  latencyMs: number;
+  jitterMs: number;
+  direction: NonNullable<SimFault['direction']>;
+}
+
+/** A worker clock's skew, as a real worker's `SkewedClock` holds it. */
+interface Skew {
+  offsetMs: number;
+  driftPpm: number;
+  /** When it was set: the drift runs from here. */
+  setAt: number;
 }
 
 /** What to simulate. */
@@ -93,6 +120,8 @@ export interface SimRunPlan {
   failAttempts?: number;
   /** Whether dead-lettered jobs count as done (the history's header says so). */
   allowDeadLetter?: boolean;
+  /** A worker's clock skew from its start, by worker id (a scenario's `clock:`). */
+  clock?: Readonly<Record<string, { offsetMs: number; driftPpm?: number }>>;
 }
 
 /** Where simulated time starts: a fixed instant, so two runs of a seed agree to the byte. */
@@ -109,21 +138,27 @@ const DRAIN_CHECK_MS = 1_000;
  */
 export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<History> {
   await db.reset(plan.seed);
-  const clock = FakeTimers.install({
-    now: SIM_EPOCH_MS,
-    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'Date'],
-    loopLimit: Number.MAX_SAFE_INTEGER,
-    // PGlite arms and disarms PostgreSQL's interval timer through the global timers; one armed
-    // before the fake clock was installed is cleared as the native timer it is.
-    shouldClearNativeTimers: true,
-  });
+  // Seeded before the fake clock is installed and put back after it is gone: the seeding syncs
+  // every built-in module's ESM bindings, and a sync while the clock is installed would leave
+  // `node:timers`' bindings pointing at the fake timers for good.
   const unseed = seedRandomness(plan.seed);
   let history: History;
   try {
-    history = await new SimRun(db, plan, clock).run();
+    const clock = FakeTimers.install({
+      now: SIM_EPOCH_MS,
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'Date'],
+      loopLimit: Number.MAX_SAFE_INTEGER,
+      // PGlite arms and disarms PostgreSQL's interval timer through the global timers; one armed
+      // before the fake clock was installed is cleared as the native timer it is.
+      shouldClearNativeTimers: true,
+    });
+    try {
+      history = await new SimRun(db, plan, clock).run();
+    } finally {
+      clock.uninstall();
+    }
   } finally {
     unseed();
-    clock.uninstall();
   }
   const limit = db.limitReached();
   if (limit !== undefined) throw limit;
@@ -150,6 +185,7 @@ class SimRun {
     private readonly clock: Clock,
   ) {
     this.controller = db.client('leaseproof-controller');
+    this.random = new Random(plan.seed);
     this.terms = settleQueueTerms(plan.queue, plan.lease);
     this.lease = this.terms.lease;
   }
@@ -241,6 +277,7 @@ class SimRun {
       await this.clock.nextAsync();
     }
     sweeping = false;
+    for (const heal of this.standing) heal();
     for (const worker of this.workers.values()) worker.kill();
     await this.db.settled();
     const end = Date.now();
@@ -288,6 +325,9 @@ class SimRun {
     const worker = new SimWorker(id, this);
     this.workers.set(id, worker);
     this.record({ kind: 'ready', at: Date.now(), pid: 0, wireFormat: 1 }, id);
+    const skew = this.plan.clock?.[id];
+    if (skew !== undefined)
+      worker.setClock({ offsetMs: skew.offsetMs, driftPpm: skew.driftPpm ?? 0 });
     void worker.loop.run().catch(() => undefined);
   }
 
@@ -298,12 +338,24 @@ class SimRun {
   }
 
   private readonly partitions = new Map<string, Cut[]>();
+  private readonly slows = new Map<string, Slow[]>();
+  /** Faults that heal only at the run's end. */
+  private readonly standing: (() => void)[] = [];
+  /** The jitter of latencies: seeded, so that one seed gives one history. */
+  readonly random: Random;
 
   /** A worker's partition windows: a restarted worker keeps its id, and so its link. */
   cuts(worker: string): Cut[] {
     let cuts = this.partitions.get(worker);
     if (cuts === undefined) this.partitions.set(worker, (cuts = []));
     return cuts;
+  }
+
+  /** A worker's latency windows. */
+  latencies(worker: string): Slow[] {
+    let slows = this.slows.get(worker);
+    if (slows === undefined) this.slows.set(worker, (slows = []));
+    return slows;
   }
 
   private strike(fault: SimFault): void {
@@ -329,15 +381,37 @@ class SimRun {
       }
       return;
     }
+    let heal = (): void => undefined;
     if (fault.kind === 'pause') worker.pause(fault.forMs);
-    else
+    else if (fault.kind === 'partition') {
       this.cuts(fault.worker).push({
         from: Date.now(),
         to: Date.now() + fault.forMs,
         mode: fault.mode ?? 'blackhole',
         direction: fault.mode === 'down' ? 'both' : (fault.direction ?? 'both'),
       });
-    setTimeout(() => this.events.push(mark('end')), fault.forMs);
+    } else if (fault.kind === 'latency') {
+      this.latencies(fault.worker).push({
+        from: Date.now(),
+        to: Date.now() + fault.forMs,
+        latencyMs: fault.latencyMs ?? 0,
+        jitterMs: fault.jitterMs ?? 0,
+        direction: fault.direction ?? 'both',
+      });
+    } else {
+      // As a real clock fault: set on the worker now, set right when it heals — on the worker
+      // of that moment (a restarted one too), if one is running.
+      worker.setClock({ offsetMs: fault.offsetMs ?? 0, driftPpm: fault.driftPpm ?? 0 });
+      heal = () => this.workers.get(fault.worker)?.setClock({ offsetMs: 0, driftPpm: 0 });
+    }
+    const end = (): void => {
+      heal();
+      this.events.push(mark('end'));
+    };
+    // A standing condition (a latency or clock fault without an end) lasts through the drain
+    // and is healed with the run's end, as a real run's `healAll` does.
+    if (Number.isFinite(fault.forMs)) setTimeout(end, fault.forMs);
+    else this.standing.push(end);
   }
 }
 
@@ -347,6 +421,7 @@ class SimWorker {
   readonly loop: ClaimLoop;
   private core: HeartbeatCore | undefined;
   private pausedUntil = 0;
+  private skew: Skew = { offsetMs: 0, driftPpm: 0, setAt: 0 };
   private readonly client: SqlClient;
   private readonly effects: SqlClient;
 
@@ -367,7 +442,8 @@ class SimWorker {
     };
     // Effects go over a direct connection that the worker's own faults do not cut.
     this.effects = run.db.client(id);
-    const ctx: QueueContext = { workerId: id, lease, workerNow: () => Date.now() };
+    // The worker's own clock: the simulation's, skewed as a clock fault sets it.
+    const ctx: QueueContext = { workerId: id, lease, workerNow: () => Date.now() + this.skewMs() };
     const extend = hasLeaseExtension(queue)
       ? (claim: Claim) => queue.extend(this.client, claim, ctx)
       : undefined;
@@ -420,48 +496,93 @@ class SimWorker {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
   }
 
+  /** Skews this worker's clock from now on, and reports it as a real worker does. */
+  setClock(skew: { offsetMs: number; driftPpm: number }): void {
+    this.skew = { ...skew, setAt: Date.now() };
+    const now = Date.now();
+    this.emit({ kind: 'clock', at: now, workerNow: now + this.skewMs(), realNow: now });
+  }
+
+  private skewMs(): number {
+    const { offsetMs, driftPpm, setAt } = this.skew;
+    return offsetMs + (driftPpm * (Date.now() - setAt)) / 1e6;
+  }
+
   private emit(event: WorkerEvent): void {
     if (this.alive) this.run.record(event, this.id);
   }
 
   /**
-   * One statement over this worker's link: half a round trip there, half back; a crashed
-   * worker's statement never answers, a paused one's waits for the pause to end. A partition at
-   * the sending moment loses the statement (upstream, both) or lets it apply and loses the
-   * answer (downstream); one that begins before the answer arrives loses the answer. A lost
-   * statement or answer is an error at once (`reset`, `down`) or after the statement bound
-   * (`blackhole`: the lease, as a worker's statement timeout is).
+   * One statement over this worker's link, bounded as a real worker bounds it (the lease: the
+   * worker's client-side statement timeout). Half a round trip there, plus any latency on that
+   * way at the sending moment; half back, plus any latency on the way back. A crashed worker's
+   * statement never answers, a paused one's waits for the pause to end. A partition at the
+   * arriving moment loses the statement (upstream, both) or lets it apply and loses the answer
+   * (downstream); one that begins before the answer arrives loses the answer. A lost statement
+   * or answer is an error at once (`reset`, `down`) or never answers (`blackhole`), and the
+   * bound ends the wait; a statement the bound gave up on still applies when it arrives, as the
+   * bytes a proxy holds still reach the server.
    */
   private async call<T>(apply: () => Promise<T>): Promise<T> {
-    const half = (this.run.plan.rttMs ?? 1) / 2;
     await this.resumed();
-    if (half > 0) await sleep(half);
+    const transfer = this.transfer(apply);
+    transfer.catch(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('statement timed out')), this.run.lease.durationMs);
+    });
+    try {
+      const result = await Promise.race([transfer, bound]);
+      await this.resumed();
+      return result;
+    } catch (error) {
+      // A paused process hears of its failed statement when it is continued.
+      await this.resumed();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async transfer<T>(apply: () => Promise<T>): Promise<T> {
+    const half = (this.run.plan.rttMs ?? 1) / 2;
+    const there = half + this.latencyAt(Date.now(), 'upstream');
+    if (there > 0) await sleep(there);
     if (!this.alive) return never();
     const sent = this.cutAt(Date.now());
     if (sent !== undefined && sent.direction !== 'downstream') return this.lost(sent, half);
     const result = await apply();
     if (sent !== undefined) return this.lost(sent, half);
-    if (half > 0) await sleep(half);
+    const back = half + this.latencyAt(Date.now(), 'downstream');
+    if (back > 0) await sleep(back);
     const answered = this.cutAt(Date.now());
     if (answered !== undefined && answered.direction !== 'upstream') return this.lost(answered, 0);
-    await this.resumed();
     return this.alive ? result : never();
+  }
+
+  /** The latency `way` adds at `now` (the first window that holds it, with its jitter). */
+  private latencyAt(now: number, way: 'upstream' | 'downstream'): number {
+    const slow = this.run
+      .latencies(this.id)
+      .find((l) => l.from <= now && now < l.to && (l.direction === 'both' || l.direction === way));
+    if (slow === undefined) return 0;
+    const jitter = slow.jitterMs === 0 ? 0 : (this.run.random.next() * 2 - 1) * slow.jitterMs;
+    return Math.max(0, slow.latencyMs + jitter);
   }
 
   private cutAt(now: number): Cut | undefined {
     return this.run.cuts(this.id).find((c) => c.from <= now && now < c.to);
   }
 
-  /** A statement or its answer lost to `cut`: the error the worker's connection reports. */
+  /**
+   * A statement or its answer lost to `cut`: the error the worker's connection reports at once
+   * (`reset`, `down`), or no answer at all (`blackhole`: the statement bound ends the wait).
+   */
   private async lost(cut: Cut, half: number): Promise<never> {
-    if (cut.mode === 'blackhole') await sleep(this.run.lease.durationMs);
-    else if (half > 0) await sleep(half);
+    if (cut.mode === 'blackhole') return never();
+    if (half > 0) await sleep(half);
     if (!this.alive) return never();
-    throw new Error(
-      cut.mode === 'blackhole'
-        ? 'statement timed out (partition)'
-        : `connection ${cut.mode === 'down' ? 'refused' : 'reset'} (partition)`,
-    );
+    throw new Error(`connection ${cut.mode === 'down' ? 'refused' : 'reset'} (partition)`);
   }
 
   private async resumed(): Promise<void> {

@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkHistory } from '../../../src/checker/index.js';
 import { builtInQueue } from '../../../src/adapters/registry.js';
 import { SimDatabase, SimulationLimitError } from '../../../src/sim/pglite/sim-database.js';
-import { simulateRun, type SimRunPlan } from '../../../src/sim/pglite/sim-run.js';
+import { SIM_EPOCH_MS, simulateRun, type SimRunPlan } from '../../../src/sim/pglite/sim-run.js';
+import { setTimeout as timersSetTimeout } from 'node:timers';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
 import type { QueueAdapter } from '../../../src/queue/types.js';
 
 let db: SimDatabase;
@@ -112,6 +115,24 @@ describe('a queue with a schema of its own (pg-boss, through its library)', () =
     const second = JSON.stringify(await simulateRun(db, boss));
     expect(second).toBe(JSON.stringify(history));
     expect(history.events.at(-1)).toMatchObject({ type: 'end', drained: true });
+  }, 120_000);
+});
+
+describe('after a simulated run', () => {
+  it("leaves the process's clock, timers and randomness real", async () => {
+    await simulateRun(db, { ...plan('reference'), faults: [] });
+    // The ESM bindings of node:timers and node:timers/promises too: a seeding synced while the fake clock was installed
+    // once left them fake, and the next real run's fault timeline never started.
+    const fired = await Promise.race([
+      Promise.all([new Promise<void>((resolve) => timersSetTimeout(resolve, 20)), sleep(20)]).then(
+        () => 'fired',
+      ),
+      new Promise<string>((resolve) => globalThis.setTimeout(() => resolve('stuck'), 2_000)),
+    ]);
+    expect(fired).toBe('fired');
+    expect(Math.abs(Date.now() - performance.timeOrigin - performance.now())).toBeLessThan(1_000);
+    expect(Date.now()).toBeGreaterThan(SIM_EPOCH_MS + 24 * 3600_000);
+    expect(randomUUID()).not.toBe(randomUUID());
   }, 120_000);
 });
 
