@@ -7,6 +7,7 @@ import { benchExplore } from './explore.js';
 import { benchFlake } from './flake.js';
 import { benchFlakeDemo } from './flake-demo.js';
 import { benchLibrarySuites } from './library-suites.js';
+import { benchMutants } from './mutants.js';
 import { benchQueueThroughput } from './queue-throughput.js';
 import { benchSim } from './sim.js';
 import { benchSuiteTime } from './suite-time.js';
@@ -23,9 +24,10 @@ const benches: Record<string, () => Promise<void>> = {
   sim: () => benchSim(),
   cli: () => benchCliStartup(),
 };
-// Opt-in only: each takes a quarter of an hour or more.
+// Opt-in only: each takes minutes (mutants) to a quarter of an hour or more.
 const long: Record<string, () => Promise<void>> = {
   libraries: () => benchLibrarySuites(process.argv.slice(3)),
+  mutants: () => benchMutants(process.argv.slice(3)),
   flake: () =>
     process.argv.includes('--demo')
       ? benchFlakeDemo(process.argv.slice(3))

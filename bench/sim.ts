@@ -1,4 +1,8 @@
 import { readdirSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { explore } from '../src/explore/explore.js';
 import { builtInQueue } from '../src/adapters/registry.js';
 import { checkerByName } from '../src/checker/index.js';
 import { runCheckers } from '../src/checker/compose.js';
@@ -12,7 +16,8 @@ import { report } from './stats.js';
 
 /**
  * The simulation on PGlite (issue 25): simulated runs per minute of the curated scenarios it
- * models, the reference queue, one PGlite in this process (target ≥ 1,000 a minute); and for
+ * models, the reference queue, one PGlite in this process (target ≥ 1,000 a minute); the same for
+ * `explore --sim`'s drawn scenarios; and for
  * each known-bad variant the wall time until the simulation first catches it with its own
  * checker, scenario by scenario in file order and seed after seed (target ≤ 10 s), or why not.
  */
@@ -51,6 +56,26 @@ export async function benchSim(): Promise<void> {
       unit: 'runs/min',
       scenarios: simulable.length,
       of: scenarios.length,
+      target: '>= 1000',
+    });
+    // explore --sim on the reference: fast-check's draws (2–4 workers, up to 8 jobs of up to 16
+    // units, 1–3 faults) in simulated time, no confirmation needed: the reference must not fail.
+    const drawnStarted = performance.now();
+    const explored = await explore({
+      queue: 'reference',
+      runs: 1_000_000,
+      seed: 1,
+      budgetMs: 30_000,
+      sim: true,
+      outDir: await mkdtemp(join(tmpdir(), 'leaseproof-bench-sim-')),
+      confirm: () => Promise.reject(new Error('the reference failed in simulation')),
+    });
+    report({
+      metric: 'explore_sim_runs_per_minute',
+      value: Math.round(explored.runsDone / ((performance.now() - drawnStarted) / 60_000)),
+      unit: 'runs/min',
+      runs: explored.runsDone,
+      referenceFailed: explored.failed || explored.unconfirmed.length > 0,
       target: '>= 1000',
     });
     for (const variant of KNOWN_BAD_VARIANTS) {

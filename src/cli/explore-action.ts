@@ -4,7 +4,8 @@
 import { withEnvironment } from './with-environment.js';
 import { relative } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { explore } from '../explore/explore.js';
+import { explore, refuseUnsimulable } from '../explore/explore.js';
+import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { prepareQueueAdapter } from '../adapters/load-adapter.js';
 import type { ExploreProgress, ExploreResult, UnconfirmedFailure } from '../explore/types.js';
 import { parseDuration } from '../scenario/duration.js';
@@ -108,8 +109,10 @@ export async function runExplore(flags: ExploreFlags): Promise<void> {
     flags.sim === true && flags.parallel === undefined ? 1 : parseParallel(flags.parallel);
   const shard = flags.shard === undefined ? WHOLE : parseShard(flags.shard);
   const lanes = laneSeeds(seed, runs, parallel, shard);
-  // Before the servers start: a mistyped queue is a usage error, not a failed search.
+  // Before the servers start: a mistyped queue is a usage error, not a failed search; so is a
+  // simulated search the simulation cannot run.
   await prepareQueueAdapter(flags.queue);
+  if (flags.sim === true) refuseUnsimulable(parallel, await loadQueueAdapter(flags.queue));
   say(
     `explore: ${flags.queue}, up to ${runs} ${flags.sim === true ? 'simulated ' : ''}runs, seed ${seed}, budget ${flags.budget}` +
       (flags.sim === true

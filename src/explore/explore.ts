@@ -59,29 +59,38 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
 }
 
 /**
- * The search in simulated time: PGlite for the draws and the shrinking, a real environment for
- * the confirming replays (started before the search, stopped after it).
+ * Refuses what `explore --sim` cannot do, with why: searches side by side (the simulated clock is
+ * the process's), and a queue that runs its library's own worker loop (the simulation runs
+ * leaseproof's loop over an adapter's statements). The CLI calls it before any server starts.
  */
-async function exploreSimulated(options: ExploreOptions): Promise<ExploreResult> {
-  if ((options.parallel ?? 1) > 1) {
+export function refuseUnsimulable(parallel: number, queue: QueueAdapter | undefined): void {
+  if (parallel > 1) {
     throw new ConfigError(
       'explore --sim runs one search: simulated runs take turns on the one simulated clock of ' +
         'the process, so searches side by side would gain nothing; drop --parallel, or shard ' +
         'the search over machines with --shard',
     );
   }
+  if (queue?.native !== undefined) {
+    throw new ConfigError(
+      `explore --sim: queue "${queue.name}" runs its library's own worker loop in a program ` +
+        "of its own, which the simulation does not run (it runs leaseproof's loop over an " +
+        "adapter's statements); explore it without --sim",
+    );
+  }
+}
+
+/**
+ * The search in simulated time: PGlite for the draws and the shrinking, a real environment for
+ * the confirming replays (started before the search, stopped after it).
+ */
+async function exploreSimulated(options: ExploreOptions): Promise<ExploreResult> {
   // The queue is loaded before any server starts: one the simulation cannot run is refused first.
   const source: { run: ExploreRun } | { adapter: QueueAdapter } =
     options.run !== undefined
       ? { run: options.run }
       : { adapter: await loadQueueAdapter(options.queue) };
-  if ('adapter' in source && source.adapter.native !== undefined) {
-    throw new ConfigError(
-      `explore --sim: queue "${source.adapter.name}" runs its library's own worker loop in a program ` +
-        "of its own, which the simulation does not run (it runs leaseproof's loop over an " +
-        "adapter's statements); explore it without --sim",
-    );
-  }
+  refuseUnsimulable(options.parallel ?? 1, 'adapter' in source ? source.adapter : undefined);
   const arbitrary = scenarioArbitraryOf(SIMULATED_SCENARIOS);
   const search = async (confirm: ExploreRun): Promise<ExploreResult> => {
     const mode = (run: ExploreRun): SearchMode => ({ run, confirm, arbitrary, simulated: true });

@@ -22,6 +22,7 @@ import { SimDatabase, SimulationLimitError } from '../sim/pglite/sim-database.js
 import { simulateRun } from '../sim/pglite/sim-run.js';
 import { simApproximations, simPlanOf } from '../sim/pglite/scenario-sim.js';
 import { nextPicks, type VariantLeads } from './guided-plan.js';
+import { defaultParallelism } from '../scale-out/parallelism.js';
 import type { VariantSpec } from './kill-matrix.js';
 import type { MutantsOptions } from './run-mutants.js';
 
@@ -76,6 +77,8 @@ export async function runGuided(
   );
   const catches = new Map(variants.map((v) => [v.queue, v.catches]));
   const roundOf = new Map<string, string>();
+  // The runs a round has side by side: a blind search fills them.
+  const width = options.parallel ?? defaultParallelism();
   let round = 1;
   for (;;) {
     const picks = new Map<string, Set<string>>();
@@ -85,7 +88,8 @@ export async function runGuided(
     };
     if (round === 1) for (const { file } of loaded) pick(file, options.base);
     for (const v of variants) {
-      for (const file of nextPicks(sim.leads.get(v.queue)!, progress.get(v.queue)!, minKills)) {
+      const picks = nextPicks(sim.leads.get(v.queue)!, progress.get(v.queue)!, minKills, width);
+      for (const file of picks) {
         pick(file, v.queue);
       }
     }
@@ -263,10 +267,24 @@ async function simulateLeads(
           const cell = row.get(f);
           return cell !== undefined && 'named' in cell && cell.named && trusted(f);
         });
-      const rest = loaded.map((l) => l.file).filter((f) => !simKills.includes(f));
+      const simOthers = loaded
+        .map((l) => l.file)
+        .filter((f) => {
+          const cell = row.get(f);
+          return (
+            !simKills.includes(f) &&
+            cell !== undefined &&
+            'verdict' in cell &&
+            cell.verdict === 'invalid'
+          );
+        });
+      const rest = loaded
+        .map((l) => l.file)
+        .filter((f) => !simKills.includes(f) && !simOthers.includes(f));
       leads.set(v.queue, {
         queue: v.queue,
         simKills,
+        simOthers,
         unmodelled: rest.filter((f) => unmodelled.has(f)),
         others: rest.filter((f) => !unmodelled.has(f)),
       });
@@ -309,12 +327,14 @@ function leftToRealWhy(
       const file = fileOf.get(o.scenario) ?? '';
       const cell = sim.cells.get(v.queue)?.get(file);
       const reason =
-        cell !== undefined && 'refused' in cell
-          ? cell.refused.replace(/^[^:]*: /, '').replace(/; run (it|this queue) for real$/, '')
-          : sim.unmodelled.has(file)
-            ? `modelled approximately: ${sim.unmodelled.get(file)!}`
-            : 'modelled, and missed: the race it needs is one the simulation does not run ' +
-              '(row-lock waits between transactions, CPU starvation, a slow link, a skewed clock)';
+        cell !== undefined && 'named' in cell && cell.named
+          ? 'killed in simulation too'
+          : cell !== undefined && 'refused' in cell
+            ? cell.refused.replace(/^[^:]*: /, '').replace(/; run (it|this queue) for real$/, '')
+            : sim.unmodelled.has(file)
+              ? `modelled approximately: ${sim.unmodelled.get(file)!}`
+              : 'modelled, and missed: the race it needs is one the simulation does not run ' +
+                '(row-lock waits between transactions, CPU starvation, a slow link, a skewed clock)';
       return `${o.scenario} (${reason})`;
     });
   return (

@@ -4,8 +4,8 @@
  *
  * A variant's candidates, in order: the scenarios where the simulation killed it with its named
  * invariant (while the base stayed valid there in simulation: a scenario where the simulation
- * raised a false alarm on the base leads nowhere); then the scenarios the simulation refused or
- * ran only approximately (clock skew, a slow link, a stall, a blocked loop: where the kills it
+ * raised a false alarm on the base leads nowhere); then those where it found the variant invalid
+ * by another invariant only; then the scenarios the simulation refused or ran only approximately (clock skew, a slow link, a stall, a blocked loop: where the kills it
  * cannot see must be); then the rest. Each round runs, for every variant not yet killed on
  * `minKills` real runs, as many of its simulated kills as it still needs — they nearly always
  * hold — or, once those are spent, that many blind candidates and two more.
@@ -17,6 +17,11 @@ export interface VariantLeads {
   queue: string;
   /** Scenarios it was killed on in simulation by its named invariant, in file order. */
   simKills: string[];
+  /**
+   * Scenarios where the simulation found it invalid by another invariant only, in file order:
+   * the scenario disturbed it, and a real run's timing may take it further.
+   */
+  simOthers: string[];
   /** Scenarios the simulation refused or ran approximately, in file order. */
   unmodelled: string[];
   /** Every other scenario, in file order. */
@@ -34,17 +39,23 @@ export interface VariantProgress {
 // Past the simulated kills the search is blind: a round runs this many spares beside what is needed.
 const BLIND_SPARES = 2;
 
-/** The scenarios to run for real against `leads.queue` next; none when it needs no more. */
+/**
+ * The scenarios to run for real against `leads.queue` next; none when it needs no more. Past the
+ * simulated kills, a round runs at least `width` of them (the runs side by side): a round of
+ * fewer leaves lanes idle, and every round costs an environment's start.
+ */
 export function nextPicks(
   leads: VariantLeads,
   progress: VariantProgress,
   minKills: number,
+  width = 1,
 ): string[] {
   const need = minKills - progress.realKills;
   if (need <= 0) return [];
   const untried = (files: string[]): string[] => files.filter((f) => !progress.tried.has(f));
   const led = untried(leads.simKills);
   if (led.length >= need) return led.slice(0, need);
-  const blind = untried([...leads.unmodelled, ...leads.others]);
-  return [...led, ...blind.slice(0, need - led.length + BLIND_SPARES)];
+  const blind = untried([...leads.simOthers, ...leads.unmodelled, ...leads.others]);
+  const take = Math.max(need - led.length + BLIND_SPARES, width - led.length);
+  return [...led, ...blind.slice(0, take)];
 }

@@ -52,15 +52,15 @@ describe('leaseproof mutants', () => {
   );
 
   // The default matrix is guided by the simulation: unconditional-ack is killed there on
-  // lone-worker-pause and confirmed on a real run; check-then-write needs a slow link between
-  // its two statements, which the simulation does not model, so it is left to real runs and the
-  // matrix says why. Only real runs count as kills.
+  // lone-worker-pause and confirmed on a real run; main-thread-heartbeat needs a blocked event
+  // loop, which the simulation does not model, so it is left to real runs and the matrix says
+  // why. Only real runs count as kills.
   it(
     'runs for real what the simulation led to, and says why a variant was left to real runs',
     { timeout: 300_000, retry: 1 },
     async () => {
       const scenarios = await tempDir();
-      for (const f of ['lone-worker-pause', 'slow-ack-across-deadline']) {
+      for (const f of ['blocked-event-loop', 'lone-worker-pause']) {
         await copyFile(`scenarios/${f}.yaml`, join(scenarios, `${f}.yaml`));
       }
       const out = await tempDir();
@@ -75,7 +75,7 @@ describe('leaseproof mutants', () => {
             '--variant',
             'unconditional-ack',
             '--variant',
-            'check-then-write',
+            'main-thread-heartbeat',
           ],
           await stateEnv(),
         ),
@@ -83,10 +83,10 @@ describe('leaseproof mutants', () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/simulation: unconditional-ack killed by no-stale-ack on 1/);
       expect(result.stderr).toMatch(
-        /simulation: check-then-write .* on 0 scenario\(s\): left to real runs/,
+        /simulation: main-thread-heartbeat .* on 0 scenario\(s\): left to real runs/,
       );
       expect(result.stdout).toMatch(
-        /^left to real runs: check-then-write: the simulation killed it on 0 of the 1 scenario\(s\) it ran, fewer than 1; real runs killed it on slow-ack-across-deadline \(a slow link .* is not modelled/m,
+        /^left to real runs: main-thread-heartbeat: the simulation killed it on 0 of the 1 scenario\(s\) it ran, fewer than 1; real runs killed it on blocked-event-loop \(a blocked event loop is not modelled/m,
       );
       expect(result.stdout).toMatch(/guided by the simulation: \d+ simulated runs/);
       const dir = /report: (.*)\/mutants\.html/.exec(result.stdout)![1]!;
@@ -99,14 +99,15 @@ describe('leaseproof mutants', () => {
       expect(lone).toMatchObject({ named: true, simulated: { named: true } });
       expect(lone.notRun).toBeUndefined();
       // Its other cell was not needed for real; it says so, and kills nothing.
-      const slow = ack.cells.find((c) => c.scenario === 'slow-ack-across-deadline')!;
-      expect(slow.notRun).toMatch(/not run for real/);
-      expect(slow).toMatchObject({ verdict: 'unknown', named: false });
-      expect(slow.simulated).toHaveProperty('refused');
-      expect(JSON.stringify(slow.simulated)).toMatch(/slow link/);
-      const ctw = matrix.variants.find((v) => v.queue === 'check-then-write')!;
-      expect(ctw).toMatchObject({ status: 'killed', kills: 1 });
-      expect(matrix.guide?.leftToReal.map((l) => l.queue)).toEqual(['check-then-write']);
+      const blocked = ack.cells.find((c) => c.scenario === 'blocked-event-loop')!;
+      expect(blocked.notRun).toMatch(/not run for real/);
+      expect(blocked).toMatchObject({ verdict: 'unknown', named: false });
+      expect(blocked.simulated).toHaveProperty('refused');
+      expect(JSON.stringify(blocked.simulated)).toMatch(/blocked event loop/);
+      const heartbeat = matrix.variants.find((v) => v.queue === 'main-thread-heartbeat')!;
+      expect(heartbeat).toMatchObject({ status: 'killed' });
+      expect(heartbeat.cells.find((c) => c.scenario === 'blocked-event-loop')!.named).toBe(true);
+      expect(matrix.guide?.leftToReal.map((l) => l.queue)).toEqual(['main-thread-heartbeat']);
       // The base ran everywhere for real.
       expect(matrix.base.cells.every((c) => c.verdict === 'valid' && c.notRun === undefined)).toBe(
         true,

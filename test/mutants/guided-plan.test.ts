@@ -6,6 +6,7 @@ import { nextPicks, type VariantLeads } from '../../src/mutants/guided-plan.js';
 const leads: VariantLeads = {
   queue: 'v',
   simKills: ['k1', 'k2', 'k3'],
+  simOthers: [],
   unmodelled: ['u1', 'u2'],
   others: ['o1', 'o2', 'o3'],
 };
@@ -34,6 +35,22 @@ describe('nextPicks', () => {
       'u2',
       'o1',
     ]);
+  });
+
+  it('runs a scenario the simulation found invalid by another invariant before the blind ones', () => {
+    const disturbed: VariantLeads = { ...leads, simKills: [], simOthers: ['x1'] };
+    expect(nextPicks(disturbed, { tried: new Set(), realKills: 0 }, 1)).toEqual(['x1', 'u1', 'u2']);
+  });
+
+  it('fills the lanes of a blind round, but never pads the simulated kills', () => {
+    const none: VariantLeads = { ...leads, simKills: [] };
+    expect(nextPicks(none, { tried: new Set(), realKills: 1 }, 2, 4)).toEqual([
+      'u1',
+      'u2',
+      'o1',
+      'o2',
+    ]);
+    expect(nextPicks(leads, { tried: new Set(), realKills: 0 }, 2, 4)).toEqual(['k1', 'k2']);
   });
 
   it('stops when every scenario has run', () => {
