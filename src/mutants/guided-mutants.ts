@@ -24,6 +24,7 @@ import { simApproximations, simPlanOf } from '../sim/pglite/scenario-sim.js';
 import { nextPicks, type VariantLeads } from './guided-plan.js';
 import { defaultParallelism } from '../scale-out/parallelism.js';
 import type { VariantSpec } from './kill-matrix.js';
+import { suiteOptions } from './suite-options.js';
 import type { MutantsOptions } from './run-mutants.js';
 
 /** What the guided matrix ran, for `buildKillMatrix`. */
@@ -111,14 +112,7 @@ export async function runGuided(
       files,
       queues,
       select: (file, queue) => picks.get(file)?.has(queue) === true,
-      out: options.out,
-      env: options.env,
-      epsilonMs: options.epsilonMs,
-      iOwnThisDatabase: options.iOwnThisDatabase,
-      log: options.log,
-      parallel: options.parallel,
-      parallelIsDefault: options.parallelIsDefault,
-      signal: options.signal,
+      ...suiteOptions(options),
     });
     reports.push(run.dir);
     outcomes.push(...run.outcomes);

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { runGuided } from './guided-mutants.js';
+import { suiteOptions } from './suite-options.js';
 import { runScenarios, type RunScenariosOptions } from '../run/run-scenarios.js';
 import { ConfigError } from '../errors.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
@@ -101,14 +102,7 @@ export async function runMutants(options: MutantsOptions): Promise<MutantsResult
   const run = await runScenarios({
     files: options.files,
     queues: [options.base, ...variants.map((v) => v.queue)],
-    out: options.out,
-    env: options.env,
-    epsilonMs: options.epsilonMs,
-    iOwnThisDatabase: options.iOwnThisDatabase,
-    log: options.log,
-    parallel: options.parallel,
-    parallelIsDefault: options.parallelIsDefault,
-    signal: options.signal,
+    ...suiteOptions(options),
   });
   const scenarios = [...new Set(run.outcomes.map((o) => o.scenario))];
   const matrix = buildKillMatrix({
