@@ -280,7 +280,8 @@ async function simulateLeads(
         simKills,
         simOthers,
         unmodelled: rest.filter((f) => unmodelled.has(f)),
-        others: rest.filter((f) => !unmodelled.has(f)),
+        unsimulated: rest.filter((f) => !unmodelled.has(f) && !row.has(f)),
+        others: rest.filter((f) => !unmodelled.has(f) && row.has(f)),
       });
     }
     return {

@@ -5,10 +5,12 @@
  * A variant's candidates, in order: the scenarios where the simulation killed it with its named
  * invariant (while the base stayed valid there in simulation: a scenario where the simulation
  * raised a false alarm on the base leads nowhere); then those where it found the variant invalid
- * by another invariant only; then the scenarios the simulation refused or ran only approximately (clock skew, a slow link, a stall, a blocked loop: where the kills it
- * cannot see must be); then the rest. Each round runs, for every variant not yet killed on
- * `minKills` real runs, as many of its simulated kills as it still needs — they nearly always
- * hold — or, once those are spent, that many blind candidates and two more.
+ * by another invariant only; then the scenarios the simulation refused or ran only approximately
+ * (a stall, a blocked loop, a restart: where the kills it cannot see must be); then those it did
+ * not run the variant on (it had found its kills); last those where it ran it and found it
+ * valid. Each round runs, for every variant not yet killed on `minKills` real runs, as many of
+ * its simulated kills as it still needs — they mostly hold — or, once those are spent, blind
+ * candidates: what it needs and two more, and at least as many as run side by side.
  */
 
 /** What the simulation said of one variant, scenario by scenario (by scenario file). */
@@ -24,7 +26,9 @@ export interface VariantLeads {
   simOthers: string[];
   /** Scenarios the simulation refused or ran approximately, in file order. */
   unmodelled: string[];
-  /** Every other scenario, in file order. */
+  /** Scenarios the simulation did not run it on (it had found its kills), in file order. */
+  unsimulated: string[];
+  /** Every other scenario (the simulation ran it and found the variant valid), in file order. */
   others: string[];
 }
 
@@ -55,7 +59,12 @@ export function nextPicks(
   const untried = (files: string[]): string[] => files.filter((f) => !progress.tried.has(f));
   const led = untried(leads.simKills);
   if (led.length >= need) return led.slice(0, need);
-  const blind = untried([...leads.simOthers, ...leads.unmodelled, ...leads.others]);
+  const blind = untried([
+    ...leads.simOthers,
+    ...leads.unmodelled,
+    ...leads.unsimulated,
+    ...leads.others,
+  ]);
   const take = Math.max(need - led.length + BLIND_SPARES, width - led.length);
   return [...led, ...blind.slice(0, take)];
 }

@@ -8,6 +8,7 @@ const leads: VariantLeads = {
   simKills: ['k1', 'k2', 'k3'],
   simOthers: [],
   unmodelled: ['u1', 'u2'],
+  unsimulated: [],
   others: ['o1', 'o2', 'o3'],
 };
 
@@ -42,6 +43,11 @@ describe('nextPicks', () => {
     expect(nextPicks(disturbed, { tried: new Set(), realKills: 0 }, 1)).toEqual(['x1', 'u1', 'u2']);
   });
 
+  it('runs a scenario the simulation did not run the variant on before one it found valid', () => {
+    const stopped: VariantLeads = { ...leads, simKills: [], unmodelled: [], unsimulated: ['n1'] };
+    expect(nextPicks(stopped, { tried: new Set(), realKills: 0 }, 1)).toEqual(['n1', 'o1', 'o2']);
+  });
+
   it('fills the lanes of a blind round, but never pads the simulated kills', () => {
     const none: VariantLeads = { ...leads, simKills: [] };
     expect(nextPicks(none, { tried: new Set(), realKills: 1 }, 2, 4)).toEqual([
@@ -55,6 +61,7 @@ describe('nextPicks', () => {
 
   it('stops when every scenario has run', () => {
     const all = new Set([...leads.simKills, ...leads.unmodelled, ...leads.others]);
+    expect(leads.simOthers.length + leads.unsimulated.length).toBe(0);
     expect(nextPicks(leads, { tried: all, realKills: 0 }, 2)).toEqual([]);
   });
 });
