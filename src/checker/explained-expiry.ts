@@ -55,11 +55,18 @@ export const explainedExpiry: Checker = {
     for (const claim of derived.claims) {
       if (Number.isNaN(claim.expiredAt)) continue;
       counts.expired! += 1;
+      // A claim never extended is explained from when its worker sent the claim statement: a
+      // fault that held that statement back (a latency whose bytes arrive after it healed)
+      // delays the grant past the moment the worker's watchdog counts its lease from.
+      const from =
+        claim.extensions.length === 0 && claim.sentT < claim.lastConfirmT
+          ? claim.sentT
+          : claim.lastConfirmT;
       const causes = faultsOn(
         derived,
         claim.worker,
         LEASE_LOSING_KINDS,
-        claim.lastConfirmT - tolerance,
+        from - tolerance,
         claim.expiredAt + tolerance,
       );
       if (causes.length > 0) {

@@ -3,6 +3,7 @@ import { explainedExpiry } from '../../src/checker/explained-expiry.js';
 import {
   cleanRecoveryAfterPause,
   cleanRun,
+  expiryOfALateGrant,
   expiryUnderStall,
   expiryWithoutFault,
   lateReclaimWhileWorkerFree,
@@ -86,6 +87,15 @@ describe('explained-expiry (I9)', () => {
     expect(heartbeat.why).toMatch(/harness starved: worker w1's heartbeat thread ran 150 ms late/);
     // The main thread's starvation during a stall is the stall's own doing: still judged.
     expect(check(explainedExpiry, starved('main'), { strictCauses: true }).valid).toBe('invalid');
+  });
+
+  it("explains an expiry by a fault on the holder's link while its claim statement was on the way", () => {
+    const late = check(explainedExpiry, expiryOfALateGrant(), { strictCauses: true });
+    expect(late.valid).toBe('valid');
+    expect(late.counts).toMatchObject({ explained: 1, 'by:latency': 1 });
+    // The same late grant with no fault at all stays unexplained.
+    const bare = check(explainedExpiry, expiryOfALateGrant(false), { strictCauses: true });
+    expect(bare.valid).toBe('invalid');
   });
 
   it('passes expiries explained by a pause or a crash', () => {
