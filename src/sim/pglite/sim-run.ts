@@ -520,20 +520,15 @@ class SimWorker {
    * arriving moment loses the statement (upstream, both) or lets it apply and loses the answer
    * (downstream); one that begins before the answer arrives loses the answer. A lost statement
    * or answer is an error at once (`reset`, `down`) or never answers (`blackhole`), and the
-   * bound ends the wait; a statement the bound gave up on before it arrived never applies (the
-   * worker closed that connection) — once applied, only its answer can be lost.
+   * bound ends the wait; a statement the bound gave up on still applies when it arrives.
    */
   private async call<T>(apply: () => Promise<T>): Promise<T> {
     await this.resumed();
-    let gaveUp = false;
-    const transfer = this.transfer(apply, () => gaveUp);
+    const transfer = this.transfer(apply);
     transfer.catch(() => undefined);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        gaveUp = true;
-        reject(new Error('statement timed out'));
-      }, this.run.lease.durationMs);
+      timer = setTimeout(() => reject(new Error('statement timed out')), this.run.lease.durationMs);
     });
     try {
       const result = await Promise.race([transfer, bound]);
@@ -548,13 +543,14 @@ class SimWorker {
     }
   }
 
-  private async transfer<T>(apply: () => Promise<T>, gaveUp: () => boolean): Promise<T> {
+  private async transfer<T>(apply: () => Promise<T>): Promise<T> {
     const half = (this.run.plan.rttMs ?? 1) / 2;
     const there = half + this.latencyAt(Date.now(), 'upstream');
     if (there > 0) await sleep(there);
-    // A statement the worker gave up on before it arrived is dropped with the connection the
-    // worker closed. Whether a proxy still delivers such a statement is left to real runs.
-    if (!this.alive || gaveUp()) return never();
+    // A statement the worker gave up on still arrives: Toxiproxy's latency toxic delivers what it
+    // holds before it passes the close on, and the server runs it (real runs kill fail-by-id on
+    // late-fail-slow-network that way; dropping it here missed that kill).
+    if (!this.alive) return never();
     const sent = this.cutAt(Date.now());
     if (sent !== undefined && sent.direction !== 'downstream') return this.lost(sent, half);
     const result = await apply();
