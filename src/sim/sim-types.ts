@@ -105,4 +105,6 @@ export interface SimResult {
   simulatedMs: number;
   /** Wall time the simulation took. */
   wallMs: number;
+  /** Timers the simulation fired (each a step of some worker's code): its cost in wall time. */
+  steps: number;
 }

@@ -35,6 +35,7 @@ function point(times: number, fraction: number): SweptPoint {
     throughputPerSecond: 25,
     simulatedMs: 20_000,
     wallMs: 10,
+    steps: 100,
   };
   return {
     leaseTimesP999: times,
