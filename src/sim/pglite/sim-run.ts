@@ -274,7 +274,8 @@ class SimRun {
       // Nothing left that could happen (every worker crashed for good, no sweep): the run
       // ends undrained, as a real one does at its drain timeout, rather than spin in place.
       if (this.clock.countTimers() === 0) break;
-      await this.clock.nextAsync();
+      // The next timer, fired at once: the loop's `settled()` drains what it set going.
+      this.clock.next();
     }
     sweeping = false;
     for (const heal of this.standing) heal();
