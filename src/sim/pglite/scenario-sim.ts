@@ -2,7 +2,7 @@
  * A scenario's run plan as a simulation plan: the same workers, lease, handler plans and fault
  * timeline, for `simulateRun`. A part of the plan the simulation cannot model is refused with a
  * `SimulationLimitError` that names it — a bandwidth limit or a sliced stream, a stalled event
- * loop, a database restart, jobs arriving at a rate — and is left to real runs.
+ * loop, a database restart — and is left to real runs.
  */
 import type { ClockSpec } from '../../nemesis/fault-spec.js';
 import type { RunPlan } from '../../scenario/execute-run.js';
@@ -44,9 +44,6 @@ export function simPlanOf(plan: RunPlan, queue: QueueAdapter): SimRunPlan {
       `queue "${queue.name}" runs its library's own worker loop in a program of its own: the ` +
         "simulation runs leaseproof's loop over the adapter's statements only",
     );
-  }
-  if (plan.enqueueRatePerSecond !== undefined) {
-    refuse('jobs arriving at a rate are not modelled: every job is enqueued at the start');
   }
   // A fault that lasts "until the timeline is done" heals when the last fault has.
   const timelineEnd = Math.max(
@@ -96,6 +93,10 @@ export function simPlanOf(plan: RunPlan, queue: QueueAdapter): SimRunPlan {
     workers: plan.workers,
     lease: plan.lease,
     plans: plan.plans,
+    // As a real run enqueues at a rate: job i at i / rate seconds.
+    ...(plan.enqueueRatePerSecond !== undefined && {
+      arrivalsMs: plan.plans.map((_, i) => (i * 1000) / plan.enqueueRatePerSecond!),
+    }),
     faults,
     horizonMs: timelineEnd + plan.drainTimeoutMs,
     ...(plan.clock !== undefined && { clock: plan.clock }),

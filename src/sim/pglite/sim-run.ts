@@ -13,9 +13,9 @@
  *
  * What it does not model, and says so: row-lock waits between concurrent transactions (PGlite
  * runs one statement at a time), a database restart, CPU starvation, a bandwidth limit or a
- * sliced stream, jobs arriving at a rate, and a blocked event loop (a synchronous unit is a
- * wait the watchdog cannot cut, on a heartbeat thread of its own: a queue whose heartbeat
- * shares the handler's thread is not told apart). A failure found here is a lead: it is
+ * sliced stream, and a blocked event loop (a synchronous unit is a wait the watchdog cannot cut,
+ * on a heartbeat thread of its own: a queue whose heartbeat shares the handler's thread is not
+ * told apart). A failure found here is a lead: it is
  * confirmed on a real run before it is reported (issue 25).
  */
 import FakeTimers from '@sinonjs/fake-timers';
@@ -105,8 +105,10 @@ export interface SimRunPlan {
   queue: QueueAdapter;
   workers: number;
   lease: LeaseSettings;
-  /** One handler plan per job, enqueued at the start. */
+  /** One handler plan per job, enqueued at the start unless `arrivalsMs` says when. */
   plans: UnitPlan[][];
+  /** When each job arrives, ms after the start, in order (absent: every job at the start). */
+  arrivalsMs?: number[];
   faults: SimFault[];
   /** The link's round trip, ms (default 1). */
   rttMs?: number;
@@ -174,6 +176,8 @@ class SimRun {
   private faultIds = 0;
   /** Acks, fails and sweep passes so far: the drain is looked at when this moves. */
   private settlements = 0;
+  /** Jobs enqueued so far: the run is drained only once every one has arrived. */
+  private arrived = 0;
 
   /** The lease the run uses: the scenario's, as the queue's terms settle it (a real run's too). */
   readonly lease: LeaseSettings;
@@ -203,29 +207,43 @@ class SimRun {
     // A synchronous unit blocks a real worker's main thread, not its heartbeat thread: to the
     // handler it is a wait the watchdog cannot cut, which an asynchronous unit already is
     // between its cancellation points. A busy loop would never end on a fake clock.
-    const ids = await plan.queue.enqueue(
-      controller,
-      plan.plans.map((units) => ({
-        payload: {
-          units: units.map((u) => ({ ...u, sync: false })),
-          ...(plan.checkpoint === true && { checkpoint: true }),
-          ...(plan.failAttempts !== undefined &&
-            plan.failAttempts > 0 && { failAttempts: plan.failAttempts }),
-        },
-        ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
-      })),
-      setupCtx,
-    );
-    ids.forEach((job, i) => {
-      const units = plan.plans[i] ?? [];
-      this.events.push({
-        type: 'job',
-        t: Date.now(),
-        job,
-        units: units.length,
-        maxUnitMs: Math.max(0, ...units.map((u) => u.ms)),
+    const specs = plan.plans.map((units) => ({
+      payload: {
+        units: units.map((u) => ({ ...u, sync: false })),
+        ...(plan.checkpoint === true && { checkpoint: true }),
+        ...(plan.failAttempts !== undefined &&
+          plan.failAttempts > 0 && { failAttempts: plan.failAttempts }),
+      },
+      ...(plan.maxAttempts !== undefined && { maxAttempts: plan.maxAttempts }),
+    }));
+    const recordJobs = (ids: string[], first: number): void => {
+      ids.forEach((job, i) => {
+        const units = plan.plans[first + i] ?? [];
+        this.events.push({
+          type: 'job',
+          t: Date.now(),
+          job,
+          units: units.length,
+          maxUnitMs: Math.max(0, ...units.map((u) => u.ms)),
+        });
       });
-    });
+    };
+    const { arrivalsMs } = plan;
+    if (arrivalsMs === undefined) {
+      recordJobs(await plan.queue.enqueue(controller, specs, setupCtx), 0);
+      this.arrived = specs.length;
+    } else {
+      // Jobs arrive one by one, each at its moment, while the workers run and faults strike —
+      // as a real run enqueues at a scenario's rate.
+      specs.forEach((spec, i) => {
+        setTimeout(() => {
+          void plan.queue.enqueue(controller, [spec], setupCtx).then((ids) => {
+            recordJobs(ids, i);
+            this.arrived += 1;
+          });
+        }, arrivalsMs[i] ?? 0);
+      });
+    }
     const workerIds = Array.from({ length: plan.workers }, (_, i) => `w${i + 1}`);
     for (const id of workerIds) this.startWorker(id);
     for (const fault of plan.faults) {
@@ -268,7 +286,9 @@ class SimRun {
       if (this.settlements !== checkedAt || Date.now() - lastCheck >= DRAIN_CHECK_MS) {
         lastCheck = Date.now();
         checkedAt = this.settlements;
-        drained = (await unfinishedJobs(controller, plan.queue)) === 0;
+        drained =
+          this.arrived === plan.plans.length &&
+          (await unfinishedJobs(controller, plan.queue)) === 0;
         if (drained) break;
       }
       // Nothing left that could happen (every worker crashed for good, no sweep): the run

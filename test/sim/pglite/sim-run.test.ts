@@ -63,6 +63,31 @@ describe('a run in simulated time on PGlite', () => {
     expect(c).not.toBe(a);
   }, 120_000);
 
+  it('enqueues jobs as they arrive, and is drained only once the last has arrived and finished', async () => {
+    // Three quick jobs, the last arriving long after the first two are done: a run that looked
+    // at the drain before every arrival would end at the second ack.
+    const arrivals: SimRunPlan = {
+      ...plan('reference'),
+      workers: 1,
+      plans: [[unit(50)], [unit(50)], [unit(50)]],
+      arrivalsMs: [0, 100, 5_000],
+      faults: [],
+    };
+    const history = await simulateRun(db, arrivals);
+    const jobs = history.events.filter((e) => e.type === 'job').map((e) => e.t - SIM_EPOCH_MS);
+    expect(jobs).toHaveLength(3);
+    // Each job's insert is on the clock at its arrival (its statement is the only one then).
+    expect(jobs[1]).toBeGreaterThanOrEqual(100);
+    expect(jobs[2]).toBeGreaterThanOrEqual(5_000);
+    const end = history.events.at(-1)!;
+    expect(end).toMatchObject({ type: 'end', drained: true });
+    expect(end.t - SIM_EPOCH_MS).toBeGreaterThan(5_000);
+    const acks = history.events.filter(
+      (e) => e.type === 'worker' && e.kind === 'ack' && e.phase === 'complete',
+    );
+    expect(acks).toHaveLength(3);
+  }, 120_000);
+
   it("catches unconditional-ack's own SQL: the paused worker's late ack commits", async () => {
     // pause-past-lease's shape: one unit longer than the lease, which no watchdog can cut; the
     // paused worker's ack comes when it is continued.
