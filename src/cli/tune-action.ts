@@ -6,6 +6,8 @@ import { ConfigError } from '../errors.js';
 import { assetSrc, writeEchartsAsset } from '../report/echarts-asset.js';
 import { confirmPoints, type Confirmation } from '../tune/confirm.js';
 import { loadTuneFile } from '../tune/load-tune.js';
+import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { queuePointLine, simulateOnQueue, type QueuePoint } from '../tune/queue-sim.js';
 import { fmt, sweep } from '../tune/sweep.js';
 import {
   renderTuneHtml,
@@ -23,6 +25,9 @@ export interface TuneFlags {
   out: string;
   writeScenario?: string;
   env?: string;
+  queue?: string;
+  queuePoints: string;
+  queueJobs?: string;
 }
 
 /** Sweeps the grid, confirms the best points if asked, writes the report, sets the exit code. */
@@ -30,6 +35,25 @@ export async function tune(file: string, flags: TuneFlags): Promise<void> {
   const k = Number(flags.confirm);
   if (!Number.isInteger(k) || k < 0 || k > 20) {
     throw new ConfigError(`--confirm must be an integer from 0 to 20; got "${flags.confirm}"`);
+  }
+  const queuePoints = Number(flags.queuePoints);
+  if (!Number.isInteger(queuePoints) || queuePoints < 1 || queuePoints > 20) {
+    throw new ConfigError(
+      `--queue-points must be an integer from 1 to 20; got "${flags.queuePoints}"`,
+    );
+  }
+  const queueJobs = flags.queueJobs === undefined ? undefined : Number(flags.queueJobs);
+  if (queueJobs !== undefined && (!Number.isInteger(queueJobs) || queueJobs < 1)) {
+    throw new ConfigError(`--queue-jobs must be a positive integer; got "${flags.queueJobs}"`);
+  }
+  // Loaded before the sweep: a queue that does not load is an error before a minute of work.
+  const queue = flags.queue === undefined ? undefined : await loadQueueAdapter(flags.queue);
+  if (queue?.native !== undefined) {
+    throw new ConfigError(
+      `--queue ${flags.queue}: this queue runs its library's own worker loop in a program of its ` +
+        "own; the simulation runs leaseproof's loop over an adapter's statements only (tune " +
+        'its statements adapter, or run the recommended scenario for real)',
+    );
   }
   const spec = await loadTuneFile(file);
   say(
@@ -45,7 +69,16 @@ export async function tune(file: string, flags: TuneFlags): Promise<void> {
       confirmPoints(spec, outcome, env, { k, log: say }),
     );
   }
-  const doc = tuneDocument(spec, outcome, confirmation);
+  let onQueue: QueuePoint[] = [];
+  if (queue !== undefined) {
+    onQueue = await simulateOnQueue(spec, outcome, {
+      queue,
+      k: queuePoints,
+      ...(queueJobs !== undefined && { jobs: queueJobs }),
+      log: say,
+    });
+  }
+  const doc = tuneDocument(spec, outcome, confirmation, onQueue);
   await mkdir(flags.out, { recursive: true });
   const jsonFile = join(flags.out, 'tune.json');
   const htmlFile = join(flags.out, 'tune.html');
@@ -69,10 +102,27 @@ export async function tune(file: string, flags: TuneFlags): Promise<void> {
         `stall p50 ${fmt(c.measured.stallP50Ms)}ms vs ${fmt(c.simulated.stallP50Ms)}ms: ${c.verdict}`,
     );
   }
+  for (const q of onQueue) console.log(queuePointLine(q, outcome.points[q.index]!.result));
+  // The recommendation stands for --queue only if its point holds on the queue's own SQL.
+  const onRecommended = onQueue.find((q) => q.index === outcome.recommended);
+  if (queue !== undefined && recommended !== undefined && onRecommended?.holds !== true) {
+    console.log(
+      onRecommended?.verdict === 'not simulated'
+        ? `the recommendation could not be checked on ${queue.name}'s own SQL: run it for real (tune --confirm, or a scenario from --write-scenario)`
+        : `the recommendation does not hold on ${queue.name}'s own SQL`,
+    );
+  }
   if (flags.writeScenario !== undefined && recommended !== undefined) {
     await writeFile(flags.writeScenario, recommendedScenarioYaml(spec, recommended.result.point));
     console.log(`scenario: ${flags.writeScenario}`);
   }
   console.log(`report: ${relative(process.cwd(), htmlFile) || htmlFile} (and tune.json)`);
-  process.exitCode = recommended === undefined || confirmation.some((c) => !c.agrees) ? 1 : 0;
+  const queueFails =
+    queue !== undefined && recommended !== undefined && onRecommended?.holds !== true;
+  process.exitCode =
+    onRecommended?.verdict === 'not simulated' || onRecommended?.verdict === 'unknown'
+      ? 2
+      : recommended === undefined || confirmation.some((c) => !c.agrees) || queueFails
+        ? 1
+        : 0;
 }

@@ -131,29 +131,18 @@ class World {
     this.faults.push({ worker: id, kind, from: this.now(), to: this.now() + ms });
   }
 
-  /**
-   * Where the simulation gives up on jobs that never finish (a job longer than its lease with no
-   * heartbeat is claimed again and again, as the reference queue would): well past the last
-   * arrival, three times the work shared by the workers, twenty times the longest job plus its
-   * lease and a poll, and ten of the longest fault.
-   */
+  /** Where the simulation gives up on jobs that never finish (see `simHorizonMs`). */
   horizonMs(): number {
-    let longest = 0;
-    let work = 0;
-    for (const job of this.queue.jobs) {
-      const ms = job.row.units.reduce((sum, u) => sum + u.ms, 0);
-      longest = Math.max(longest, ms);
-      work += ms + this.workload.rttMs * 3;
-    }
     const arrivals =
       this.workload.arrivalsPerSecond === undefined
         ? 0
-        : (this.workload.jobs / this.workload.arrivalsPerSecond) * 1000 * 2;
-    const drain = (3 * work) / this.workload.workers;
-    const f = this.workload.faults;
-    const faultMs = Math.max(f.restartAfterMs, upper(f.pause), upper(f.partition));
-    const { leaseMs, pollMs } = this.point;
-    return arrivals + drain + 20 * (longest + leaseMs + pollMs) + 10 * faultMs;
+        : (this.workload.jobs / this.workload.arrivalsPerSecond) * 1000;
+    return simHorizonMs(
+      this.queue.jobs.map((job) => job.row.units),
+      arrivals,
+      this.workload,
+      this.point,
+    );
   }
 
   drained(): boolean {
@@ -383,6 +372,36 @@ class SimWorker {
   }
 }
 
+/**
+ * Where a simulation gives up on jobs that never finish (a job longer than its lease with no
+ * heartbeat is claimed again and again, as the reference queue would): twice the last arrival,
+ * three times the work shared by the workers, twenty times the longest job plus its lease and a
+ * poll, and ten of the longest fault.
+ */
+export function simHorizonMs(
+  plans: readonly UnitPlan[][],
+  lastArrivalMs: number,
+  workload: Pick<SimWorkload, 'rttMs' | 'workers' | 'faults'>,
+  point: SimPoint,
+): number {
+  let longest = 0;
+  let work = 0;
+  for (const units of plans) {
+    const ms = units.reduce((sum, u) => sum + u.ms, 0);
+    longest = Math.max(longest, ms);
+    work += ms + workload.rttMs * 3;
+  }
+  const f = workload.faults;
+  const faultMs = Math.max(f.restartAfterMs, upper(f.pause), upper(f.partition));
+  const { leaseMs, pollMs } = point;
+  return (
+    lastArrivalMs * 2 +
+    (3 * work) / workload.workers +
+    20 * (longest + leaseMs + pollMs) +
+    10 * faultMs
+  );
+}
+
 /** The longest a duration of this distribution is meant to be (its p99.9 or its maximum). */
 function upper(d: DurationDistribution): number {
   switch (d.dist) {
@@ -413,7 +432,7 @@ function never<T>(): Promise<T> {
 }
 
 /** `distribution`'s figures, NaN when nothing was measured (not zero: no stall is not a 0 ms stall). */
-function spread(values: number[]): Spread {
+export function spread(values: number[]): Spread {
   if (values.length === 0) return { count: 0, p50: NaN, p99: NaN, max: NaN };
   return distribution(values);
 }

@@ -73,7 +73,7 @@ export async function confirmPoints(
   env: StartedEnvironment,
   options: ConfirmOptions,
 ): Promise<Confirmation[]> {
-  const chosen = choose(outcome, options.k);
+  const chosen = chooseBest(outcome, options.k);
   const out: Confirmation[] = [];
   for (const { index, label } of chosen) {
     options.log?.(`confirm ${label}: point ${index + 1} on a real run…`);
@@ -86,7 +86,7 @@ export async function confirmPoints(
  * The recommended point first, then the fewest duplicates; points without a heartbeat are not
  * confirmed (the reference queue's workers always beat).
  */
-function choose(outcome: SweepOutcome, k: number): { index: number; label: string }[] {
+export function chooseBest(outcome: SweepOutcome, k: number): { index: number; label: string }[] {
   const points = outcome.points.map((p) => (p.result.point.heartbeatMs === null ? undefined : p));
   const within = points
     .map((p, index) => ({ p, index }))

@@ -8,6 +8,7 @@ import { escapeHtml as h, inlineJson } from '../report/escape.js';
 import { textTable } from '../text-table.js';
 import { Z_999 } from '../scenario/durations.js';
 import type { Confirmation } from './confirm.js';
+import type { QueuePoint } from './queue-sim.js';
 import type { TuneSpec } from './load-tune.js';
 import { fmt, type SweepOutcome } from './sweep.js';
 import { tuneCharts } from './tune-charts.js';
@@ -39,6 +40,8 @@ export interface TuneDocument {
   wallMs: number;
   simulatedJobsPerSecond: number;
   confirmation: Confirmation[];
+  /** The best points simulated again on a queue's own SQL (`tune --queue`); empty without. */
+  onQueue: QueuePoint[];
 }
 
 // The 99th percentile of the standard normal distribution.
@@ -49,6 +52,7 @@ export function tuneDocument(
   spec: TuneSpec,
   outcome: SweepOutcome,
   confirmation: Confirmation[] = [],
+  onQueue: QueuePoint[] = [],
 ): TuneDocument {
   const { handler } = spec;
   const fittedP99Ms =
@@ -79,6 +83,7 @@ export function tuneDocument(
     wallMs: outcome.wallMs,
     simulatedJobsPerSecond: outcome.simulatedJobs / (outcome.wallMs / 1000),
     confirmation,
+    onQueue,
   };
 }
 
@@ -129,7 +134,8 @@ export function renderTuneTable(doc: TuneDocument): string {
 }
 
 /**
- * The HTML page: charts of the sweep, the recommendation and the confirmation. `echartsSrc` is
+ * The HTML page: charts of the sweep, the recommendation, the confirmation and the points
+ * simulated on a queue's own SQL. `echartsSrc` is
  * the URL of ECharts' browser build relative to the page (by default the copy beside it).
  */
 export function renderTuneHtml(doc: TuneDocument, echartsSrc: string = ECHARTS_ASSET): string {
@@ -160,6 +166,7 @@ table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #ddd;padding
 <div class="chart" id="pareto"></div>
 </div>
 ${confirmationTable(doc)}
+${queueTable(doc)}
 <script src="${h(echartsSrc)}"></script>
 <script>
 var charts = ${inlineJson(tuneCharts(doc))};
@@ -179,6 +186,23 @@ function confirmationTable(doc: TuneDocument): string {
     )
     .join('');
   return `<section id="confirmation"><h2>Real runs</h2><table><tr><th>point</th><th>lease (run)</th><th>dup/1000 sim</th><th>dup/1000 real</th><th>stall p50 sim</th><th>stall p50 real</th><th>agreement</th></tr>${rows}</table></section>`;
+}
+
+function queueTable(doc: TuneDocument): string {
+  if (doc.onQueue.length === 0) return '';
+  const rows = doc.onQueue
+    .map((q) => {
+      const model = doc.points[q.index]!.result;
+      const r = q.result;
+      const cells =
+        r === undefined
+          ? '<td></td><td></td><td></td><td></td><td></td><td></td>'
+          : `<td>${fmt(model.duplicatesPer1000)}</td><td>${fmt(r.duplicatesPer1000)}</td><td>${fmt(model.crashStallMs.p99)}</td><td>${fmt(r.crashStallMs.p99)}</td><td>${fmt(model.heartbeatWritesPerSecond)}</td><td>${fmt(r.heartbeatWritesPerSecond)}</td>`;
+      const judged = q.holds ? 'holds' : [q.verdict, ...q.findings, ...q.overBudget].join('; ');
+      return `<tr><td>${h(q.label)}</td><td>${model.point.leaseMs}ms</td>${cells}<td class="${q.holds ? '' : 'over'}">${h(judged)}</td></tr>`;
+    })
+    .join('');
+  return `<section id="on-queue"><h2>On ${h(doc.onQueue[0]!.queue)}'s own SQL (PGlite, simulated time)</h2><table><tr><th>point</th><th>lease</th><th>dup/1000 model</th><th>dup/1000 queue</th><th>p99 stall model</th><th>p99 stall queue</th><th>hb writes/s model</th><th>hb writes/s queue</th><th>judged</th></tr>${rows}</table></section>`;
 }
 
 // Plain browser JavaScript, kept apart from the TypeScript so that the page runs it as written.

@@ -72,6 +72,7 @@ function doc(budgets: TuneDocument['budgets'], recommended = 13): TuneDocument {
     wallMs: 100,
     simulatedJobsPerSecond: 1,
     confirmation: [],
+    onQueue: [],
   };
 }
 

@@ -24,6 +24,65 @@ afterAll(async () => {
 });
 
 describe('leaseproof tune', () => {
+  it("--queue: the recommendation checked on a queue's own SQL, and a native queue refused at once", async () => {
+    // Pauses twenty times as often as the example's: a 12 s run of 300 jobs meets several.
+    const example = await readFile('examples/tune.yaml', 'utf8');
+    const file = join(dir, 'tune-queue.yaml');
+    await writeFile(
+      file,
+      example
+        .replace('jobs: 10000', 'jobs: 300')
+        .replace('pausesPerWorkerHour: 60', 'pausesPerWorkerHour: 1200'),
+    );
+    const out = join(dir, 'out-queue');
+    const failed = await run(
+      process.execPath,
+      [
+        'bin/leaseproof.js',
+        'tune',
+        file,
+        '--out',
+        out,
+        '--queue',
+        'unconditional-ack',
+        '--queue-points',
+        '1',
+      ],
+      { timeout: 120_000 },
+    ).then(
+      () => undefined,
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stdout).toMatch(
+      /^best 1 \(point \d+\) on unconditional-ack's own SQL: INVALID: I1 no-stale-ack/m,
+    );
+    expect(failed?.stdout).toMatch(
+      /^the recommendation does not hold on unconditional-ack's own SQL$/m,
+    );
+    const doc = JSON.parse(await readFile(join(out, 'tune.json'), 'utf8')) as TuneDocument;
+    expect(doc.onQueue[0]).toMatchObject({
+      queue: 'unconditional-ack',
+      verdict: 'invalid',
+      holds: false,
+    });
+    expect(await readFile(join(out, 'tune.html'), 'utf8')).toContain(
+      "On unconditional-ack's own SQL",
+    );
+    const native = await run(
+      process.execPath,
+      ['bin/leaseproof.js', 'tune', file, '--out', out, '--queue', 'pg-boss-native'],
+      { timeout: 60_000 },
+    ).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(native?.code).toBe(2);
+    expect(native?.stderr).toMatch(
+      /--queue pg-boss-native: this queue runs its library's own worker loop/,
+    );
+  }, 180_000);
+
   it('prints a recommendation, writes tune.json, tune.html and a runnable scenario', async () => {
     // The example as shipped, with fewer jobs per point to keep the test short.
     const example = await readFile('examples/tune.yaml', 'utf8');
