@@ -1,7 +1,11 @@
 import FakeTimers from '@sinonjs/fake-timers';
 import { settledMicrotasks, simulatePoint } from '../src/sim/simulate.js';
 import type { SimWorkload } from '../src/sim/sim-types.js';
+import { builtInQueue } from '../src/adapters/registry.js';
+import { SimDatabase } from '../src/sim/pglite/sim-database.js';
+import { simulateRun } from '../src/sim/pglite/sim-run.js';
 import type { TuneSpec } from '../src/tune/load-tune.js';
+import { queueRunPlan } from '../src/tune/queue-sim.js';
 import { sweep } from '../src/tune/sweep.js';
 import { median, report } from './stats.js';
 
@@ -92,6 +96,27 @@ export async function benchTune(): Promise<void> {
     },
     budgets: { duplicatesPer1000: 5 },
   };
+  // `tune --queue`: the same point on the reference queue's own SQL on PGlite, 2,000 jobs of the
+  // example's workload (median of 3).
+  const db = await SimDatabase.start();
+  try {
+    const onQueue: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const plan = queueRunPlan(spec, point, builtInQueue('reference')!, 2_000);
+      const started = performance.now();
+      await simulateRun(db, { ...plan, seed: 7 + i });
+      onQueue.push(2_000 / ((performance.now() - started) / 1000));
+    }
+    report({
+      metric: 'tune.queue_sim_jobs_per_s',
+      value: Math.round(median(onQueue)),
+      unit: 'jobs/s',
+      note: "tune --queue: the reference's own SQL on PGlite and the run's history (no checkers)",
+      runs: onQueue.map(Math.round),
+    });
+  } finally {
+    await db.stop();
+  }
   const outcome = await sweep(spec);
   report({
     metric: 'tune.sweep_100x10000_wall_s',
