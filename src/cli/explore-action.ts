@@ -104,7 +104,8 @@ export async function runExplore(flags: ExploreFlags): Promise<void> {
       ? Math.floor(Math.random() * 0x7fffffff)
       : integerFlag('seed', flags.seed, 0, 0xffffffff);
   const budgetMs = parseDuration(flags.budget);
-  // One simulated search at a time (see `explore`): its default is one, not the cores'.
+  // A simulated search is one lane unless asked: one lane is one result per seed, where lanes
+  // side by side race to the first failure (each lane's draws are still its seed's).
   const parallel =
     flags.sim === true && flags.parallel === undefined ? 1 : parseParallel(flags.parallel);
   const shard = flags.shard === undefined ? WHOLE : parseShard(flags.shard);
@@ -112,7 +113,7 @@ export async function runExplore(flags: ExploreFlags): Promise<void> {
   // Before the servers start: a mistyped queue is a usage error, not a failed search; so is a
   // simulated search the simulation cannot run.
   await prepareQueueAdapter(flags.queue);
-  if (flags.sim === true) refuseUnsimulable(parallel, await loadQueueAdapter(flags.queue));
+  if (flags.sim === true) refuseUnsimulable(await loadQueueAdapter(flags.queue));
   say(
     `explore: ${flags.queue}, up to ${runs} ${flags.sim === true ? 'simulated ' : ''}runs, seed ${seed}, budget ${flags.budget}` +
       (flags.sim === true

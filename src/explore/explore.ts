@@ -26,6 +26,7 @@ import { laneSeeds } from './lane-seeds.js';
 import { WHOLE } from '../scale-out/shard.js';
 import { scenarioArbitrary, scenarioArbitraryOf } from './scenario-arbitrary.js';
 import { SIMULATED_SCENARIOS, simRun } from './sim-run.js';
+import { SimPool } from './sim-pool.js';
 import { wallMs } from './wall-clock.js';
 import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { SimDatabase } from '../sim/pglite/sim-database.js';
@@ -59,18 +60,11 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
 }
 
 /**
- * Refuses what `explore --sim` cannot do, with why: searches side by side (the simulated clock is
- * the process's), and a queue that runs its library's own worker loop (the simulation runs
- * leaseproof's loop over an adapter's statements). The CLI calls it before any server starts.
+ * Refuses what `explore --sim` cannot do, with why: a queue that runs its library's own worker
+ * loop (the simulation runs leaseproof's loop over an adapter's statements). The CLI calls it
+ * before any server starts.
  */
-export function refuseUnsimulable(parallel: number, queue: QueueAdapter | undefined): void {
-  if (parallel > 1) {
-    throw new ConfigError(
-      'explore --sim runs one search: simulated runs take turns on the one simulated clock of ' +
-        'the process, so searches side by side would gain nothing; drop --parallel, or shard ' +
-        'the search over machines with --shard',
-    );
-  }
+export function refuseUnsimulable(queue: QueueAdapter | undefined): void {
   if (queue?.native !== undefined) {
     throw new ConfigError(
       `explore --sim: queue "${queue.name}" runs its library's own worker loop in a program ` +
@@ -90,11 +84,20 @@ async function exploreSimulated(options: ExploreOptions): Promise<ExploreResult>
     options.run !== undefined
       ? { run: options.run }
       : { adapter: await loadQueueAdapter(options.queue) };
-  refuseUnsimulable(options.parallel ?? 1, 'adapter' in source ? source.adapter : undefined);
+  refuseUnsimulable('adapter' in source ? source.adapter : undefined);
   const arbitrary = scenarioArbitraryOf(SIMULATED_SCENARIOS);
   const search = async (confirm: ExploreRun): Promise<ExploreResult> => {
     const mode = (run: ExploreRun): SearchMode => ({ run, confirm, arbitrary, simulated: true });
     if ('run' in source) return exploreWith(mode(source.run), options);
+    // Lanes side by side need processes of their own: the simulated clock is a process's.
+    if ((options.parallel ?? 1) > 1) {
+      const pool = await SimPool.start(options.parallel!, options.queue);
+      try {
+        return await exploreWith(mode(pool.run), options);
+      } finally {
+        await pool.stop();
+      }
+    }
     const db = await SimDatabase.start();
     try {
       return await exploreWith(mode(simRun(db, source.adapter)), options);

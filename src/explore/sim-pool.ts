@@ -1,0 +1,148 @@
+/**
+ * `explore --sim --parallel N`: simulated runs on N processes at once. The simulated clock is a
+ * process's (fake timers replace its globals) and PGlite is one session, so runs side by side
+ * need processes of their own: each child (`sim-pool-main.ts`) starts its own PGlite, loads the
+ * queue, and runs one scenario at a time exactly as `simRun` does in-process — the same history
+ * for the same scenario, whichever child ran it, since every run starts from a reset database
+ * and a seeded clock. The search's lanes share the children; a lane waits for a free one.
+ *
+ * Lifecycle: `start` resolves once every child is ready; `stop` is idempotent, and a child also
+ * ends when its parent goes (its IPC channel closes), so none outlives a Ctrl-C.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import type { ScenarioRun } from '../report/types.js';
+import type { Scenario } from '../scenario/scenario-types.js';
+import { SimulationLimitError } from '../sim/pglite/sim-database.js';
+import type { ExploreRun } from './types.js';
+
+/** A message from a child. */
+export type FromChild =
+  | { type: 'ready' }
+  | { type: 'done'; id: number; run: ScenarioRun }
+  | { type: 'failed'; id: number; name: string; message: string };
+
+/** A message to a child. */
+export interface ToChild {
+  type: 'run';
+  id: number;
+  scenario: Scenario;
+  queue: string;
+}
+
+interface Pending {
+  resolve: (run: ScenarioRun) => void;
+  reject: (error: Error) => void;
+}
+
+/** Processes that each run simulated scenarios against one queue. */
+export class SimPool {
+  private readonly idle: ChildProcess[] = [];
+  private readonly waiting: ((child: ChildProcess) => void)[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private ids = 0;
+  private stopped = false;
+
+  private constructor(private readonly children: ChildProcess[]) {
+    this.idle.push(...children);
+  }
+
+  /** Starts `count` children for `queue` (a built-in name or an adapter file). */
+  static async start(count: number, queue: string): Promise<SimPool> {
+    const fromSource = import.meta.url.endsWith('.ts');
+    const file = new URL(`./sim-pool-main.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+    const children = Array.from({ length: count }, () =>
+      fork(file.pathname, [queue], {
+        // Always tsx: the queue may be a user's TypeScript adapter file.
+        execArgv: ['--import', import.meta.resolve('tsx')],
+        // Structured clone, not JSON: a history holds NaN and Infinity.
+        serialization: 'advanced',
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      }),
+    );
+    const pool = new SimPool(children);
+    try {
+      await Promise.all(children.map((child) => pool.listen(child)));
+    } catch (error) {
+      await pool.stop();
+      throw error;
+    }
+    return pool;
+  }
+
+  /** The pool as an `ExploreRun`: each call runs on the next free child. */
+  get run(): ExploreRun {
+    return async (scenario, queue) => {
+      const child = await this.take();
+      const id = (this.ids += 1);
+      try {
+        return await new Promise<ScenarioRun>((resolve, reject) => {
+          this.pending.set(id, { resolve, reject });
+          child.send({ type: 'run', id, scenario, queue } satisfies ToChild);
+        });
+      } finally {
+        this.pending.delete(id);
+        this.give(child);
+      }
+    };
+  }
+
+  /** Stops every child; idempotent. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await Promise.all(
+      this.children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGKILL');
+          }),
+      ),
+    );
+    for (const { reject } of this.pending.values()) reject(new Error('simulation pool stopped'));
+  }
+
+  /** Resolves when `child` is ready; routes its answers from then on. */
+  private listen(child: ChildProcess): Promise<void> {
+    return new Promise<void>((ready, failed) => {
+      child.on('message', (message: FromChild) => {
+        if (message.type === 'ready') return ready();
+        const pending = this.pending.get(message.id);
+        if (pending === undefined) return;
+        if (message.type === 'done') pending.resolve(message.run);
+        else pending.reject(childError(message.name, message.message));
+      });
+      child.once('exit', (code, signal) => {
+        const why = new Error(
+          `a simulation process ended (${signal ?? `exit ${code}`})` +
+            (this.stopped ? '' : ': see its output above'),
+        );
+        failed(why);
+        // A run it had in hand ends with it.
+        for (const { reject } of this.pending.values()) reject(why);
+      });
+    });
+  }
+
+  private take(): Promise<ChildProcess> {
+    if (this.stopped) return Promise.reject(new Error('simulation pool stopped'));
+    const child = this.idle.shift();
+    if (child !== undefined) return Promise.resolve(child);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private give(child: ChildProcess): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) next(child);
+    else this.idle.push(child);
+  }
+}
+
+/** A child's error as the in-process run would have thrown it. */
+function childError(name: string, message: string): Error {
+  if (name === 'SimulationLimitError') return new SimulationLimitError(message);
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
