@@ -25,8 +25,8 @@ import type { ExploreOptions, ExploreResult, ExploreRun, UnconfirmedFailure } fr
 import { laneSeeds } from './lane-seeds.js';
 import { WHOLE } from '../scale-out/shard.js';
 import { scenarioArbitrary, scenarioArbitraryOf } from './scenario-arbitrary.js';
-import { SIMULATED_SCENARIOS, simRun } from './sim-run.js';
-import { SimPool } from './sim-pool.js';
+import { poolRun, SIMULATED_SCENARIOS, simRun } from './sim-run.js';
+import { SimPool } from '../sim/pglite/sim-pool.js';
 import { wallMs } from './wall-clock.js';
 import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { SimDatabase } from '../sim/pglite/sim-database.js';
@@ -91,9 +91,9 @@ async function exploreSimulated(options: ExploreOptions): Promise<ExploreResult>
     if ('run' in source) return exploreWith(mode(source.run), options);
     // Lanes side by side need processes of their own: the simulated clock is a process's.
     if ((options.parallel ?? 1) > 1) {
-      const pool = await SimPool.start(options.parallel!, options.queue);
+      const pool = await SimPool.start(options.parallel!);
       try {
-        return await exploreWith(mode(pool.run), options);
+        return await exploreWith(mode(poolRun(pool)), options);
       } finally {
         await pool.stop();
       }

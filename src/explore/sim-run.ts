@@ -8,6 +8,7 @@ import { runCheckers } from '../checker/compose.js';
 import type { QueueAdapter } from '../queue/types.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import type { SimDatabase } from '../sim/pglite/sim-database.js';
+import type { SimPool } from '../sim/pglite/sim-pool.js';
 import { simulateRun } from '../sim/pglite/sim-run.js';
 import { SIMULATED_FAULT_KINDS, simPlanOf } from '../sim/pglite/scenario-sim.js';
 import type { DrawableScenarios } from './scenario-arbitrary.js';
@@ -25,6 +26,14 @@ export const SIMULATED_SCENARIOS: DrawableScenarios = {
   faults: SIMULATED_FAULT_KINDS.filter((kind) => kind !== 'latency'),
   syncHandlers: false,
 };
+
+/** Each scenario on the next free process of `pool`, judged here as `simRun` judges it. */
+export function poolRun(pool: SimPool): ExploreRun {
+  return async (scenario, queue) => {
+    const history = await pool.history(scenario, queue);
+    return { history, result: runCheckers(ALL_CHECKERS, history, { strictCauses: true }) };
+  };
+}
 
 /** Runs each scenario against `queue` (loaded once, as `adapter`) in simulated time on `db`. */
 export function simRun(db: SimDatabase, adapter: QueueAdapter): ExploreRun {

@@ -18,11 +18,12 @@ import { loadScenarioOrIncident } from '../replay/load-incident.js';
 import { runScenarios, type ScenarioOutcome } from '../run/run-scenarios.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import type { Scenario } from '../scenario/scenario-types.js';
-import { SimDatabase, SimulationLimitError } from '../sim/pglite/sim-database.js';
-import { simulateRun } from '../sim/pglite/sim-run.js';
-import { simApproximations, simPlanOf } from '../sim/pglite/scenario-sim.js';
+import { SimulationLimitError } from '../sim/pglite/sim-database.js';
+import { SimPool } from '../sim/pglite/sim-pool.js';
+import { simApproximations } from '../sim/pglite/scenario-sim.js';
 import { nextPicks, type VariantLeads } from './guided-plan.js';
-import { defaultParallelism } from '../scale-out/parallelism.js';
+import { defaultParallelism, usableCores } from '../scale-out/parallelism.js';
+import { runsAlone } from '../scale-out/runs-alone.js';
 import type { VariantSpec } from './kill-matrix.js';
 import { suiteOptions } from './suite-options.js';
 import type { MutantsOptions } from './run-mutants.js';
@@ -191,17 +192,16 @@ async function simulateLeads(
     cells.set(queue, row.set(file, cell));
   };
   let runs = 0;
-  const db = await SimDatabase.start();
+  // The simulation's runs side by side, one process per usable core: each run is CPU-bound.
+  const pool = await SimPool.start(usableCores());
   try {
     const simulate = async (
       queueName: string,
       l: Loaded,
       named?: string,
     ): Promise<SimulatedCell> => {
-      const adapter = await loadQueueAdapter(queueName);
-      const runPlan = scenarioToRunPlan(l.scenario, { queue: queueName });
       try {
-        const history = await simulateRun(db, simPlanOf(runPlan, adapter));
+        const history = await pool.history(l.scenario, queueName);
         runs += 1;
         const result = runCheckers(checkersOf(l), history, {
           ...l.scenario.checkOptions,
@@ -215,7 +215,6 @@ async function simulateLeads(
         };
       } catch (error) {
         if (error instanceof SimulationLimitError) return { refused: error.message };
-        if (error instanceof ConfigError) throw error;
         // The simulation failing is no verdict: the cell is left to real runs, with the cause.
         return { refused: `the simulation failed: ${describeError(error)}` };
       }
@@ -227,35 +226,62 @@ async function simulateLeads(
     // The base in simulation: a scenario where it is not valid there leads to no kill.
     const base = await loadQueueAdapter(options.base);
     if (base.native === undefined) {
-      for (const l of loaded) {
-        if (options.signal?.aborted === true) break;
-        const cell = await simulate(options.base, l);
+      const baseCells = await Promise.all(
+        loaded.map((l) =>
+          options.signal?.aborted === true ? Promise.resolve(undefined) : simulate(options.base, l),
+        ),
+      );
+      loaded.forEach((l, i) => {
+        const cell = baseCells[i];
+        if (cell === undefined) return;
         set(options.base, l.file, cell);
         if ('refused' in cell && !unmodelled.has(l.file)) unmodelled.set(l.file, cell.refused);
-      }
+      });
     }
+    // A variant's scenarios are tried (and its kills listed) with those that share the machine
+    // first: its real runs then mostly run side by side, where a scenario that must run alone
+    // (a CPU-bound handler, a database restart) holds the whole machine for its run.
+    const shareableFirst = [...loaded].sort(
+      (a, b) =>
+        Number(runsAlone(scenarioToRunPlan(a.scenario, { queue: options.base })) !== undefined) -
+        Number(runsAlone(scenarioToRunPlan(b.scenario, { queue: options.base })) !== undefined),
+    );
     const trusted = (file: string): boolean => {
       const cell = cells.get(options.base)?.get(file);
       return cell === undefined || ('verdict' in cell && cell.verdict === 'valid');
     };
-    for (const v of variants) {
-      let kills = 0;
-      for (const l of loaded) {
-        if (options.signal?.aborted === true || kills >= minKills + SIM_SPARES) break;
-        const cell = await simulate(v.queue, l, v.catches);
+    // Every variant's search at once, each in its own order: the processes take the runs as
+    // they come, and each variant's cells are what its search alone would have found.
+    const variantCells = await Promise.all(
+      variants.map(async (v) => {
+        const row = new Map<string, SimulatedCell>();
+        let kills = 0;
+        for (const l of shareableFirst) {
+          if (options.signal?.aborted === true || kills >= minKills + SIM_SPARES) break;
+          const cell = await simulate(v.queue, l, v.catches);
+          row.set(l.file, cell);
+          if ('named' in cell && cell.named && trusted(l.file)) kills += 1;
+        }
+        return { row, kills };
+      }),
+    );
+    variants.forEach((v, i) => {
+      const { row, kills } = variantCells[i]!;
+      for (const l of shareableFirst) {
+        const cell = row.get(l.file);
+        if (cell === undefined) continue;
         set(v.queue, l.file, cell);
         if ('refused' in cell && !unmodelled.has(l.file)) unmodelled.set(l.file, cell.refused);
-        if ('named' in cell && cell.named && trusted(l.file)) kills += 1;
       }
       options.log(
         `simulation: ${v.queue} killed by ${v.catches} on ${kills} scenario(s)` +
           (kills < minKills ? ': left to real runs' : ''),
       );
-    }
+    });
     const leads = new Map<string, VariantLeads>();
     for (const v of variants) {
       const row = cells.get(v.queue) ?? new Map<string, SimulatedCell>();
-      const simKills = loaded
+      const simKills = shareableFirst
         .map((l) => l.file)
         .filter((f) => {
           const cell = row.get(f);
@@ -292,7 +318,7 @@ async function simulateLeads(
       trustedKills: (queue) => leads.get(queue)?.simKills.length ?? 0,
     };
   } finally {
-    await db.stop();
+    await pool.stop();
   }
 }
 

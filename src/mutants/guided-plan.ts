@@ -17,7 +17,10 @@
 export interface VariantLeads {
   /** The variant's queue name. */
   queue: string;
-  /** Scenarios it was killed on in simulation by its named invariant, in file order. */
+  /**
+   * Scenarios it was killed on in simulation by its named invariant, those that share the
+   * machine first (then in file order): the cheapest real runs to prove a kill on.
+   */
   simKills: string[];
   /**
    * Scenarios where the simulation found it invalid by another invariant only, in file order:

@@ -6,14 +6,14 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtInQueue } from '../../src/adapters/registry.js';
-import { explore } from '../../src/explore/explore.js';
-import { SimPool } from '../../src/explore/sim-pool.js';
-import { simRun } from '../../src/explore/sim-run.js';
-import { loadScenario } from '../../src/scenario/load-scenario.js';
-import { SimDatabase, SimulationLimitError } from '../../src/sim/pglite/sim-database.js';
-import { staleAckAfterReclaimBothComplete } from '../checker/fixtures/anomalies.js';
-import { renamed, scenario } from '../report/fixtures.js';
+import { builtInQueue } from '../../../src/adapters/registry.js';
+import { explore } from '../../../src/explore/explore.js';
+import { poolRun, simRun } from '../../../src/explore/sim-run.js';
+import { SimPool } from '../../../src/sim/pglite/sim-pool.js';
+import { loadScenario } from '../../../src/scenario/load-scenario.js';
+import { SimDatabase, SimulationLimitError } from '../../../src/sim/pglite/sim-database.js';
+import { staleAckAfterReclaimBothComplete } from '../../checker/fixtures/anomalies.js';
+import { renamed, scenario } from '../../report/fixtures.js';
 
 describe('simulation processes (SimPool)', () => {
   it('runs a scenario as the in-process simulation does, byte for byte, and stops its processes', async () => {
@@ -25,12 +25,12 @@ describe('simulation processes (SimPool)', () => {
     } finally {
       await db.stop();
     }
-    const pool = await SimPool.start(2, 'reference');
+    const pool = await SimPool.start(2);
     try {
       // Two at once: one on each child.
       const [a, b] = await Promise.all([
-        pool.run(pause, 'reference'),
-        pool.run(pause, 'reference'),
+        poolRun(pool)(pause, 'reference'),
+        poolRun(pool)(pause, 'reference'),
       ]);
       expect(JSON.stringify(a)).toBe(inProcess);
       expect(JSON.stringify(b)).toBe(inProcess);
@@ -39,14 +39,14 @@ describe('simulation processes (SimPool)', () => {
       await pool.stop();
       await pool.stop();
     }
-    await expect(pool.run(pause, 'reference')).rejects.toThrow(/stopped/);
+    await expect(pool.history(pause, 'reference')).rejects.toThrow(/stopped/);
   }, 180_000);
 
   it('brings a simulation limit back as itself: a queue whose claim spans statements', async () => {
     const pause = await loadScenario('scenarios/pause-past-lease.yaml');
-    const pool = await SimPool.start(1, 'graphile-worker');
+    const pool = await SimPool.start(1);
     try {
-      const error = await pool.run(pause, 'graphile-worker').then(
+      const error = await pool.history(pause, 'graphile-worker').then(
         () => undefined,
         (e: unknown) => e,
       );

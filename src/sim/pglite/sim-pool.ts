@@ -1,24 +1,24 @@
 /**
- * `explore --sim --parallel N`: simulated runs on N processes at once. The simulated clock is a
- * process's (fake timers replace its globals) and PGlite is one session, so runs side by side
- * need processes of their own: each child (`sim-pool-main.ts`) starts its own PGlite, loads the
- * queue, and runs one scenario at a time exactly as `simRun` does in-process — the same history
- * for the same scenario, whichever child ran it, since every run starts from a reset database
- * and a seeded clock. The search's lanes share the children; a lane waits for a free one.
+ * Simulated runs on N processes at once (`explore --sim --parallel N`, the guided `mutants`). The
+ * simulated clock is a process's (fake timers replace its globals) and PGlite is one session, so
+ * runs side by side need processes of their own: each child (`sim-pool-main.ts`) starts its own
+ * PGlite, loads each queue once, and runs one scenario at a time as `simulateRun` does in
+ * process — the same history for the same scenario, whichever child ran it, since every run
+ * starts from a reset database and a seeded clock. Callers share the children; one waits for a
+ * free child. Checkers run in the caller, on the history that comes back.
  *
  * Lifecycle: `start` resolves once every child is ready; `stop` is idempotent, and a child also
  * ends when its parent goes (its IPC channel closes), so none outlives a Ctrl-C.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import type { ScenarioRun } from '../report/types.js';
-import type { Scenario } from '../scenario/scenario-types.js';
-import { SimulationLimitError } from '../sim/pglite/sim-database.js';
-import type { ExploreRun } from './types.js';
+import type { History } from '../../history/types.js';
+import type { Scenario } from '../../scenario/scenario-types.js';
+import { SimulationLimitError } from './sim-database.js';
 
 /** A message from a child. */
 export type FromChild =
   | { type: 'ready' }
-  | { type: 'done'; id: number; run: ScenarioRun }
+  | { type: 'done'; id: number; history: History }
   | { type: 'failed'; id: number; name: string; message: string };
 
 /** A message to a child. */
@@ -30,11 +30,11 @@ export interface ToChild {
 }
 
 interface Pending {
-  resolve: (run: ScenarioRun) => void;
+  resolve: (history: History) => void;
   reject: (error: Error) => void;
 }
 
-/** Processes that each run simulated scenarios against one queue. */
+/** Processes that each run simulated scenarios. */
 export class SimPool {
   private readonly idle: ChildProcess[] = [];
   private readonly waiting: ((child: ChildProcess) => void)[] = [];
@@ -46,12 +46,12 @@ export class SimPool {
     this.idle.push(...children);
   }
 
-  /** Starts `count` children for `queue` (a built-in name or an adapter file). */
-  static async start(count: number, queue: string): Promise<SimPool> {
+  /** Starts `count` children. */
+  static async start(count: number): Promise<SimPool> {
     const fromSource = import.meta.url.endsWith('.ts');
     const file = new URL(`./sim-pool-main.${fromSource ? 'ts' : 'js'}`, import.meta.url);
     const children = Array.from({ length: count }, () =>
-      fork(file.pathname, [queue], {
+      fork(file.pathname, [], {
         // Always tsx: the queue may be a user's TypeScript adapter file.
         execArgv: ['--import', import.meta.resolve('tsx')],
         // Structured clone, not JSON: a history holds NaN and Infinity.
@@ -69,21 +69,23 @@ export class SimPool {
     return pool;
   }
 
-  /** The pool as an `ExploreRun`: each call runs on the next free child. */
-  get run(): ExploreRun {
-    return async (scenario, queue) => {
-      const child = await this.take();
-      const id = (this.ids += 1);
-      try {
-        return await new Promise<ScenarioRun>((resolve, reject) => {
-          this.pending.set(id, { resolve, reject });
-          child.send({ type: 'run', id, scenario, queue } satisfies ToChild);
-        });
-      } finally {
-        this.pending.delete(id);
-        this.give(child);
-      }
-    };
+  /**
+   * `scenario` against `queue` (a built-in name or an adapter file) in simulated time on the
+   * next free child: its history, or the `SimulationLimitError` of what the simulation cannot
+   * model (a scenario it refuses, a statement it cannot run).
+   */
+  async history(scenario: Scenario, queue: string): Promise<History> {
+    const child = await this.take();
+    const id = (this.ids += 1);
+    try {
+      return await new Promise<History>((resolve, reject) => {
+        this.pending.set(id, { resolve, reject });
+        child.send({ type: 'run', id, scenario, queue } satisfies ToChild);
+      });
+    } finally {
+      this.pending.delete(id);
+      this.give(child);
+    }
   }
 
   /** Stops every child; idempotent. */
@@ -110,7 +112,7 @@ export class SimPool {
         if (message.type === 'ready') return ready();
         const pending = this.pending.get(message.id);
         if (pending === undefined) return;
-        if (message.type === 'done') pending.resolve(message.run);
+        if (message.type === 'done') pending.resolve(message.history);
         else pending.reject(childError(message.name, message.message));
       });
       child.once('exit', (code, signal) => {
