@@ -222,7 +222,6 @@ class World {
   result(wallMs: number, steps: number): SimResult {
     const { queue, workload } = this;
     const jobs = queue.jobs.length;
-    const per1000 = (n: number): number => (n * 1000) / jobs;
     let duplicates = 0;
     let duplicatedJobs = 0;
     let faultDuplicates = 0;
@@ -253,27 +252,22 @@ class World {
       const next = job.claims.find((c) => c.grantedAt > at);
       return next === undefined ? [] : [next.grantedAt - at];
     });
-    const seconds = Math.max(this.endMs, 1) / 1000;
-    const writes = queue.extendWrites / seconds;
-    return {
+    return simResultOf({
       point: this.point,
       jobs,
       completed,
       dead,
-      unfinished: jobs - completed - dead,
-      duplicatesPer1000: per1000(duplicates),
-      duplicatedJobsPer1000: per1000(duplicatedJobs),
-      faultDuplicatesPer1000: per1000(faultDuplicates),
-      leaseDuplicatesPer1000: per1000(duplicates - faultDuplicates),
-      unexplainedExpiriesPer1000: per1000(unexplained),
-      crashStallMs: spread(stalls),
-      heartbeatWritesPerWorkerSecond: writes / workload.workers,
-      heartbeatWritesPerSecond: writes,
-      throughputPerSecond: completed / seconds,
+      duplicates,
+      duplicatedJobs,
+      faultDuplicates,
+      unexplained,
+      stalls,
+      extensions: queue.extendWrites,
+      workers: workload.workers,
       simulatedMs: this.endMs,
       wallMs,
       steps,
-    };
+    });
   }
 }
 
@@ -429,6 +423,56 @@ export function settledMicrotasks(): Promise<void> {
 /** A crashed process's call: it never returns. */
 function never<T>(): Promise<T> {
   return new Promise<T>(() => undefined);
+}
+
+/** What a simulation counted, before it is put per 1,000 jobs and per second. */
+export interface SimCounts {
+  point: SimPoint;
+  jobs: number;
+  completed: number;
+  dead: number;
+  /** Executions beyond a job's first. */
+  duplicates: number;
+  /** Jobs executed more than once. */
+  duplicatedJobs: number;
+  /** Duplicates after a claim lost while its holder was under a fault. */
+  faultDuplicates: number;
+  /** Expiries with no fault on the holder. */
+  unexplained: number;
+  /** Each crash stall, ms. */
+  stalls: number[];
+  /** Extension statements sent. */
+  extensions: number;
+  workers: number;
+  simulatedMs: number;
+  wallMs: number;
+  steps: number;
+}
+
+/** A simulation's counts as its `SimResult`. */
+export function simResultOf(c: SimCounts): SimResult {
+  const per1000 = (n: number): number => (c.jobs === 0 ? 0 : (n * 1000) / c.jobs);
+  const seconds = Math.max(c.simulatedMs, 1) / 1000;
+  const writes = c.extensions / seconds;
+  return {
+    point: c.point,
+    jobs: c.jobs,
+    completed: c.completed,
+    dead: c.dead,
+    unfinished: c.jobs - c.completed - c.dead,
+    duplicatesPer1000: per1000(c.duplicates),
+    duplicatedJobsPer1000: per1000(c.duplicatedJobs),
+    faultDuplicatesPer1000: per1000(c.faultDuplicates),
+    leaseDuplicatesPer1000: per1000(c.duplicates - c.faultDuplicates),
+    unexplainedExpiriesPer1000: per1000(c.unexplained),
+    crashStallMs: spread(c.stalls),
+    heartbeatWritesPerWorkerSecond: writes / Math.max(1, c.workers),
+    heartbeatWritesPerSecond: writes,
+    throughputPerSecond: c.completed / seconds,
+    simulatedMs: c.simulatedMs,
+    wallMs: c.wallMs,
+    steps: c.steps,
+  };
 }
 
 /** `distribution`'s figures, NaN when nothing was measured (not zero: no stall is not a 0 ms stall). */

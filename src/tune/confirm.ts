@@ -7,6 +7,7 @@
  * one, never hidden.
  */
 import { deriveHistory } from '../history/derive.js';
+import type { DerivedHistory } from '../history/derive-types.js';
 import type { History } from '../history/types.js';
 import type { StartedEnvironment } from '../env/types.js';
 import type { LeaseSettings } from '../queue/types.js';
@@ -235,23 +236,32 @@ export function measure(history: History): ConfirmFigures & { struckHeldJob: boo
   let duplicates = 0;
   for (const job of derived.jobs.values()) duplicates += Math.max(0, job.claims.length - 1);
   const jobs = derived.jobs.size;
-  const stalls: number[] = [];
-  for (const e of history.events) {
-    if (e.type !== 'nemesis' || e.fault !== 'crash' || e.phase !== 'start') continue;
-    for (const claim of derived.claims) {
-      if (claim.worker !== e.target || claim.grantT > e.t) continue;
-      const closedAt = claim.closeIndex < 0 ? Infinity : history.events[claim.closeIndex]!.t;
-      if (closedAt < e.t) continue;
-      const next = claim.job.claims[claim.attempt];
-      if (next !== undefined) stalls.push(next.grantT - e.t);
-    }
-  }
-  stalls.sort((a, b) => a - b);
+  const stalls = crashStalls(derived).sort((a, b) => a - b);
   return {
     duplicatesPer1000: jobs === 0 ? 0 : (duplicates * 1000) / jobs,
     stallP50Ms: stalls.length === 0 ? NaN : stalls[Math.ceil(stalls.length / 2) - 1]!,
     struckHeldJob: stalls.length > 0,
   };
+}
+
+/**
+ * Each crash stall of a history: from the crash of a worker holding a job (granted before the
+ * crash, not closed before it) to that job's next grant.
+ */
+export function crashStalls(derived: DerivedHistory): number[] {
+  const { history } = derived;
+  const stalls: number[] = [];
+  for (const fault of derived.faults) {
+    if (fault.fault !== 'crash') continue;
+    for (const claim of derived.claims) {
+      if (claim.worker !== fault.target || claim.grantT > fault.start) continue;
+      const closedAt = claim.closeIndex < 0 ? Infinity : history.events[claim.closeIndex]!.t;
+      if (closedAt < fault.start) continue;
+      const next = claim.job.claims[claim.attempt];
+      if (next !== undefined) stalls.push(next.grantT - fault.start);
+    }
+  }
+  return stalls;
 }
 
 function close(measured: number, simulated: number, slack: number): boolean {

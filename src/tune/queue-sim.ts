@@ -21,10 +21,10 @@ import { Random } from '../random.js';
 import { drawDuration } from '../scenario/durations.js';
 import { SimDatabase, SimulationLimitError } from '../sim/pglite/sim-database.js';
 import { simulateRun, type SimFault, type SimRunPlan } from '../sim/pglite/sim-run.js';
-import { simHorizonMs, spread } from '../sim/simulate.js';
+import { simHorizonMs, simResultOf } from '../sim/simulate.js';
 import type { SimPoint, SimResult, Spread } from '../sim/sim-types.js';
 import type { UnitPlan } from '../worker/types.js';
-import { chooseBest } from './confirm.js';
+import { chooseBest, crashStalls } from './confirm.js';
 import type { TuneSpec } from './load-tune.js';
 import { fmt, overBudget, type SweepOutcome } from './sweep.js';
 
@@ -230,7 +230,6 @@ export function queueRunPlan(
 export function figuresOf(history: History, point: SimPoint, wallMs: number): SimResult {
   const d = deriveHistory(history);
   const jobs = d.jobs.size;
-  const per1000 = (n: number): number => (jobs === 0 ? 0 : (n * 1000) / jobs);
   let completed = 0;
   let dead = 0;
   let duplicates = 0;
@@ -257,42 +256,26 @@ export function figuresOf(history: History, point: SimPoint, wallMs: number): Si
         unexplained += 1;
     }
   }
-  const stalls: number[] = [];
-  for (const fault of d.faults) {
-    if (fault.fault !== 'crash') continue;
-    for (const claim of d.claims) {
-      if (claim.worker !== fault.target || claim.grantT > fault.start) continue;
-      const closedAt = claim.closeIndex < 0 ? Infinity : history.events[claim.closeIndex]!.t;
-      if (closedAt < fault.start) continue;
-      const next = claim.job.claims[claim.attempt];
-      if (next !== undefined) stalls.push(next.grantT - fault.start);
-    }
-  }
+  const stalls = crashStalls(d);
   const extensions = history.events.filter(
     (e) => e.type === 'worker' && e.kind === 'extend' && e.phase === 'invoke',
   ).length;
-  const simulatedMs = d.endT - history.header.startedAt;
-  const seconds = Math.max(simulatedMs, 1) / 1000;
-  const workers = history.header.workers.length;
-  return {
+  return simResultOf({
     point,
     jobs,
     completed,
     dead,
-    unfinished: jobs - completed - dead,
-    duplicatesPer1000: per1000(duplicates),
-    duplicatedJobsPer1000: per1000(duplicatedJobs),
-    faultDuplicatesPer1000: per1000(faultDuplicates),
-    leaseDuplicatesPer1000: per1000(duplicates - faultDuplicates),
-    unexplainedExpiriesPer1000: per1000(unexplained),
-    crashStallMs: spread(stalls),
-    heartbeatWritesPerWorkerSecond: extensions / seconds / Math.max(1, workers),
-    heartbeatWritesPerSecond: extensions / seconds,
-    throughputPerSecond: completed / seconds,
-    simulatedMs,
+    duplicates,
+    duplicatedJobs,
+    faultDuplicates,
+    unexplained,
+    stalls,
+    extensions,
+    workers: history.header.workers.length,
+    simulatedMs: d.endT - history.header.startedAt,
     wallMs,
     steps: NaN,
-  };
+  });
 }
 
 /** One line per simulated point, for the terminal. */
