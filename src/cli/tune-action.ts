@@ -105,7 +105,9 @@ export async function tune(file: string, flags: TuneFlags): Promise<void> {
   for (const q of onQueue) console.log(queuePointLine(q, outcome.points[q.index]!.result));
   // The recommendation stands for --queue only if its point holds on the queue's own SQL.
   const onRecommended = onQueue.find((q) => q.index === outcome.recommended);
-  if (queue !== undefined && recommended !== undefined && onRecommended?.holds !== true) {
+  const queueFails =
+    queue !== undefined && recommended !== undefined && onRecommended?.holds !== true;
+  if (queueFails && queue !== undefined) {
     console.log(
       onRecommended?.verdict === 'not simulated'
         ? `the recommendation could not be checked on ${queue.name}'s own SQL: run it for real (tune --confirm, or a scenario from --write-scenario)`
@@ -117,8 +119,6 @@ export async function tune(file: string, flags: TuneFlags): Promise<void> {
     console.log(`scenario: ${flags.writeScenario}`);
   }
   console.log(`report: ${relative(process.cwd(), htmlFile) || htmlFile} (and tune.json)`);
-  const queueFails =
-    queue !== undefined && recommended !== undefined && onRecommended?.holds !== true;
   process.exitCode =
     onRecommended?.verdict === 'not simulated' || onRecommended?.verdict === 'unknown'
       ? 2

@@ -215,6 +215,7 @@ async function simulateLeads(
         };
       } catch (error) {
         if (error instanceof SimulationLimitError) return { refused: error.message };
+        if (error instanceof ConfigError) throw error;
         // The simulation failing is no verdict: the cell is left to real runs, with the cause.
         return { refused: `the simulation failed: ${describeError(error)}` };
       }
@@ -241,11 +242,15 @@ async function simulateLeads(
     // A variant's scenarios are tried (and its kills listed) with those that share the machine
     // first: its real runs then mostly run side by side, where a scenario that must run alone
     // (a CPU-bound handler, a database restart) holds the whole machine for its run.
-    const shareableFirst = [...loaded].sort(
-      (a, b) =>
-        Number(runsAlone(scenarioToRunPlan(a.scenario, { queue: options.base })) !== undefined) -
-        Number(runsAlone(scenarioToRunPlan(b.scenario, { queue: options.base })) !== undefined),
+    const alone = new Set(
+      loaded.filter(
+        (l) => runsAlone(scenarioToRunPlan(l.scenario, { queue: options.base })) !== undefined,
+      ),
     );
+    const shareableFirst = [
+      ...loaded.filter((l) => !alone.has(l)),
+      ...loaded.filter((l) => alone.has(l)),
+    ];
     const trusted = (file: string): boolean => {
       const cell = cells.get(options.base)?.get(file);
       return cell === undefined || ('verdict' in cell && cell.verdict === 'valid');

@@ -13,6 +13,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { History } from '../../history/types.js';
 import type { Scenario } from '../../scenario/scenario-types.js';
+import { ConfigError } from '../../errors.js';
 import { SimulationLimitError } from './sim-database.js';
 
 /** A message from a child. */
@@ -39,6 +40,8 @@ export class SimPool {
   private readonly idle: ChildProcess[] = [];
   private readonly waiting: ((child: ChildProcess) => void)[] = [];
   private readonly pending = new Map<number, Pending>();
+  /** The run each busy child has in hand. */
+  private readonly inHand = new Map<ChildProcess, number>();
   private ids = 0;
   private stopped = false;
 
@@ -80,10 +83,12 @@ export class SimPool {
     try {
       return await new Promise<History>((resolve, reject) => {
         this.pending.set(id, { resolve, reject });
+        this.inHand.set(child, id);
         child.send({ type: 'run', id, scenario, queue } satisfies ToChild);
       });
     } finally {
       this.pending.delete(id);
+      this.inHand.delete(child);
       this.give(child);
     }
   }
@@ -121,8 +126,9 @@ export class SimPool {
             (this.stopped ? '' : ': see its output above'),
         );
         failed(why);
-        // A run it had in hand ends with it.
-        for (const { reject } of this.pending.values()) reject(why);
+        // The run it had in hand ends with it.
+        const id = this.inHand.get(child);
+        if (id !== undefined) this.pending.get(id)?.reject(why);
       });
     });
   }
@@ -144,6 +150,7 @@ export class SimPool {
 /** A child's error as the in-process run would have thrown it. */
 function childError(name: string, message: string): Error {
   if (name === 'SimulationLimitError') return new SimulationLimitError(message);
+  if (name === 'ConfigError') return new ConfigError(message);
   const error = new Error(message);
   error.name = name;
   return error;

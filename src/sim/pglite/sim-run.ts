@@ -178,6 +178,8 @@ class SimRun {
   private settlements = 0;
   /** Jobs enqueued so far: the run is drained only once every one has arrived. */
   private arrived = 0;
+  /** The error of an arriving job's insert, which ends the run. */
+  private enqueueFailed: { error: unknown } | undefined;
 
   /** The lease the run uses: the scenario's, as the queue's terms settle it (a real run's too). */
   readonly lease: LeaseSettings;
@@ -237,10 +239,16 @@ class SimRun {
       // as a real run enqueues at a scenario's rate.
       specs.forEach((spec, i) => {
         setTimeout(() => {
-          void plan.queue.enqueue(controller, [spec], setupCtx).then((ids) => {
-            recordJobs(ids, i);
-            this.arrived += 1;
-          });
+          // A failed insert ends the run in its error, as a failed enqueue at the start does.
+          void plan.queue.enqueue(controller, [spec], setupCtx).then(
+            (ids) => {
+              recordJobs(ids, i);
+              this.arrived += 1;
+            },
+            (error: unknown) => {
+              this.enqueueFailed ??= { error };
+            },
+          );
         }, arrivalsMs[i] ?? 0);
       });
     }
@@ -281,7 +289,7 @@ class SimRun {
     let drained = false;
     let lastCheck = -Infinity;
     let checkedAt = -1;
-    while (Date.now() < horizon) {
+    while (Date.now() < horizon && this.enqueueFailed === undefined) {
       await this.db.settled();
       if (this.settlements !== checkedAt || Date.now() - lastCheck >= DRAIN_CHECK_MS) {
         lastCheck = Date.now();
@@ -301,6 +309,7 @@ class SimRun {
     for (const heal of this.standing) heal();
     for (const worker of this.workers.values()) worker.kill();
     await this.db.settled();
+    if (this.enqueueFailed !== undefined) throw this.enqueueFailed.error;
     const end = Date.now();
     const audit = await readAuditEvents(controller);
     const effects = await readEffectEvents(controller);
