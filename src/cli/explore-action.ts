@@ -117,7 +117,7 @@ export async function runExplore(flags: ExploreFlags): Promise<void> {
   say(
     `explore: ${flags.queue}, up to ${runs} ${flags.sim === true ? 'simulated ' : ''}runs, seed ${seed}, budget ${flags.budget}` +
       (flags.sim === true
-        ? ' (in simulated time on PGlite: crash, pause and partition faults; each failure replayed for real)'
+        ? ' (in simulated time on PGlite: crash, pause, partition, latency and clock faults; each failure replayed for real)'
         : '') +
       (shard.count > 1 ? `, shard ${formatShard(shard)}` : '') +
       `, ${lanes.length} search(es) side by side` +

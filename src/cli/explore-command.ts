@@ -17,8 +17,9 @@ export function exploreCommand(): Command {
     .option('--out <dir>', 'where counterexamples are written', 'reports/counterexamples')
     .option(
       '--sim',
-      "search in simulated time against the queue's own SQL on PGlite (crash, pause and " +
-        'partition faults; one search), and confirm each failure on real runs before reporting it',
+      "search in simulated time against the queue's own SQL on PGlite (crash, pause, " +
+        'partition, latency and clock faults), and confirm each failure on real runs before ' +
+        'reporting it',
     )
     .addOption(parallelOption('searches, each from its own seed in its own databases,'))
     .option(

@@ -15,15 +15,12 @@ import type { DrawableScenarios } from './scenario-arbitrary.js';
 import type { ExploreRun } from './types.js';
 
 /**
- * What a simulated search draws: the faults the simulation models but a latency, and handlers
- * of awaited units only — it runs a synchronous unit as a wait, so a drawn blocking handler
- * would mean one thing in the search and another in the real run that confirms it. Drawn
- * latencies (up to two leases on one way) led the simulation to I8 verdicts on the reference
- * that no real run has shown: until it is known whether the simulation or the checker is wrong
- * there, a simulated search does not draw them (scenario files with a latency still simulate).
+ * What a simulated search draws: every fault the simulation models, and handlers of awaited
+ * units only — it runs a synchronous unit as a wait, so a drawn blocking handler would mean one
+ * thing in the search and another in the real run that confirms it.
  */
 export const SIMULATED_SCENARIOS: DrawableScenarios = {
-  faults: SIMULATED_FAULT_KINDS.filter((kind) => kind !== 'latency'),
+  faults: SIMULATED_FAULT_KINDS,
   syncHandlers: false,
 };
 

@@ -6,7 +6,8 @@
  * scheduling decisions (a crash ends a worker's calls and timers until it restarts, a pause
  * holds its statements and effects — its timers run on, so a unit cut by the pause ends at once
  * when it is continued, as a SIGSTOPped one does — a partition loses a statement or its answer,
- * a latency lengthens the way it acts on, and a clock fault skews the clock the worker's queue
+ * a latency holds what crosses the way it acts on — at most until it heals, as Toxiproxy lets go
+ * of what a removed toxic holds — and a clock fault skews the clock the worker's queue
  * code reads, as a real worker's `SkewedClock` does); and the history in the format of a real
  * run, for the same checkers. One seed, one history, byte for byte: the database's randomness,
  * the process's (`Math.random`, `crypto.randomUUID`) and a latency's jitter are seeded.
@@ -575,7 +576,7 @@ class SimWorker {
 
   private async transfer<T>(apply: () => Promise<T>): Promise<T> {
     const half = (this.run.plan.rttMs ?? 1) / 2;
-    const there = half + this.latencyAt(Date.now(), 'upstream');
+    const there = half + this.latencyFrom(Date.now(), 'upstream');
     if (there > 0) await sleep(there);
     // A statement the worker gave up on still arrives: Toxiproxy's latency toxic delivers what it
     // holds before it passes the close on, and the server runs it (real runs kill fail-by-id on
@@ -585,21 +586,29 @@ class SimWorker {
     if (sent !== undefined && sent.direction !== 'downstream') return this.lost(sent, half);
     const result = await apply();
     if (sent !== undefined) return this.lost(sent, half);
-    const back = half + this.latencyAt(Date.now(), 'downstream');
+    const back = half + this.latencyFrom(Date.now(), 'downstream');
     if (back > 0) await sleep(back);
     const answered = this.cutAt(Date.now());
     if (answered !== undefined && answered.direction !== 'upstream') return this.lost(answered, 0);
     return this.alive ? result : never();
   }
 
-  /** The latency `way` adds at `now` (the first window that holds it, with its jitter). */
-  private latencyAt(now: number, way: 'upstream' | 'downstream'): number {
-    const slow = this.run
-      .latencies(this.id)
-      .find((l) => l.from <= now && now < l.to && (l.direction === 'both' || l.direction === way));
-    if (slow === undefined) return 0;
-    const jitter = slow.jitterMs === 0 ? 0 : (this.run.random.next() * 2 - 1) * slow.jitterMs;
-    return Math.max(0, slow.latencyMs + jitter);
+  /**
+   * How long what is sent on `way` at `now` spends in the link's latency toxics. As Toxiproxy
+   * runs them: one after another in the order they were added (two overlapping latencies add
+   * up), each holding the data for its latency (± jitter) — but a toxic removed while it holds
+   * the data lets it go at once ("don't drop any data on the floor"), so nothing is delivered
+   * after the fault that delayed it has healed.
+   */
+  private latencyFrom(now: number, way: 'upstream' | 'downstream'): number {
+    let t = now;
+    for (const slow of this.run.latencies(this.id)) {
+      if (slow.direction !== 'both' && slow.direction !== way) continue;
+      if (!(slow.from <= t && t < slow.to)) continue;
+      const jitter = slow.jitterMs === 0 ? 0 : (this.run.random.next() * 2 - 1) * slow.jitterMs;
+      t = Math.min(t + Math.max(0, slow.latencyMs + jitter), slow.to);
+    }
+    return t - now;
   }
 
   private cutAt(now: number): Cut | undefined {

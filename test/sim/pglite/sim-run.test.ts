@@ -104,6 +104,50 @@ describe('a run in simulated time on PGlite', () => {
     expect(result.results.find((r) => r.id === 'I1')?.valid).toBe('invalid');
   }, 120_000);
 
+  it('holds a statement in a latency as Toxiproxy does: no longer than the fault, overlapping ones adding up', async () => {
+    // w2's extensions under an upstream latency: how long after its invoke each one's audit row
+    // lands. Toxiproxy lets go of what a removed latency toxic holds, so a 5 s latency that heals
+    // 400 ms after it began delays nothing past its heal (a simulation that held it the full 5 s
+    // granted jobs after the fault to workers that had given up on their claims: I9 and I8 false
+    // alarms on the reference); two latency toxics in place hold data one after the other.
+    const delays = async (faults: SimRunPlan['faults']): Promise<Array<[number, number]>> => {
+      const history = await simulateRun(db, {
+        ...plan('reference'),
+        workers: 2,
+        plans: Array.from({ length: 2 }, () => Array.from({ length: 12 }, () => unit(100))),
+        faults,
+      });
+      expect(checkHistory(history).results.filter((r) => r.valid === 'invalid')).toEqual([]);
+      const invokes = history.events.filter(
+        (e) =>
+          e.type === 'worker' && e.worker === 'w2' && e.kind === 'extend' && e.phase === 'invoke',
+      );
+      const extensions = history.events.filter(
+        (e) => e.type === 'audit' && e.app === 'w2' && e.op === 'update' && e.new?.state === 'held',
+      );
+      return invokes.map((invoke) => {
+        const row = extensions.find((e) => e.t >= invoke.t);
+        return [invoke.t - SIM_EPOCH_MS, (row?.t ?? NaN) - invoke.t];
+      });
+    };
+    const slow = { kind: 'latency', worker: 'w2', direction: 'upstream' } as const;
+    // Healed at 650 ms: the extension sent at 200 ms arrives at 650, not at 5,200.
+    const healed = await delays([{ ...slow, atMs: 100, forMs: 550, latencyMs: 5_000 }]);
+    const [first] = healed;
+    expect(first![0]).toBeGreaterThanOrEqual(100);
+    expect(first![0] + first![1]).toBeGreaterThanOrEqual(650);
+    expect(first![0] + first![1]).toBeLessThan(652);
+    // The ones after the heal cross at once.
+    expect(healed.slice(1).every(([, ms]) => ms < 2)).toBe(true);
+    // Two latencies of 150 ms at once: 300 ms.
+    const twice = await delays([
+      { ...slow, atMs: 100, forMs: 3_000, latencyMs: 150 },
+      { ...slow, atMs: 100, forMs: 3_000, latencyMs: 150 },
+    ]);
+    expect(twice[0]![1]).toBeGreaterThanOrEqual(300);
+    expect(twice[0]![1]).toBeLessThan(302);
+  }, 120_000);
+
   it('refuses a transaction spread over statements, saying the simulation cannot model it', async () => {
     await db.reset(1);
     await expect(db.client('w1').query('BEGIN')).rejects.toBeInstanceOf(SimulationLimitError);
