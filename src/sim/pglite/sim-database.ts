@@ -19,6 +19,13 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { SqlClient } from '../../queue/types.js';
 import { inlineParams } from './inline-params.js';
+import {
+  FINGERPRINT_FUNCTION_DDL,
+  LIST_RELATIONS,
+  SNAPSHOT_SCHEMA,
+  snapshotPlan,
+  type Relation,
+} from './setup-snapshot.js';
 
 /** What the simulation cannot do with a statement, said as such. */
 export class SimulationLimitError extends Error {
@@ -34,6 +41,12 @@ export class SimDatabase {
   private inFlight = 0;
   private currentApp: string | undefined;
   private limit: SimulationLimitError | undefined;
+  /**
+   * What the last setup left, to restore for the next run of the same setup (`key` undefined:
+   * the setup did not read what the key stands for, so any key will do).
+   */
+  private installed:
+    { by: object; key: string | undefined; restore: string; fingerprint: string } | undefined;
 
   private constructor(private readonly db: PGlite) {}
 
@@ -44,12 +57,12 @@ export class SimDatabase {
   }
 
   /**
-   * A fresh database for a run: every schema but the system's dropped, public made again, the deterministic
-   * uuid and random seeded by `seed`.
+   * A fresh database: every schema but the system's dropped, public made again with the
+   * deterministic uuid, and the session seeded by `seed`. Nothing of an earlier setup is kept.
    */
   async reset(seed: number): Promise<void> {
+    this.installed = undefined;
     await this.exclusive(async () => {
-      this.currentApp = undefined;
       this.limit = undefined;
       // Every schema a run made goes, not only public: a queue's own (pgboss, graphile_worker)
       // would otherwise carry its jobs, and its types, into the next run.
@@ -61,14 +74,110 @@ export class SimDatabase {
           END LOOP;
         END $reset$;
         CREATE SCHEMA public;
-        SET search_path = public, pg_catalog;
-        SET application_name = 'leaseproof-sim';
         CREATE SEQUENCE public.leaseproof_sim_uuid;
         CREATE FUNCTION public.gen_random_uuid() RETURNS uuid LANGUAGE sql AS $$
-          SELECT md5('${String(seed)}:' || nextval('public.leaseproof_sim_uuid'))::uuid
+          SELECT md5(current_setting('leaseproof.sim_seed') || ':' || nextval('public.leaseproof_sim_uuid'))::uuid
         $$;`);
-      await this.db.query('SELECT setseed($1)', [seedFraction(seed)]);
+      await this.seedSession(seed);
     });
+  }
+
+  /**
+   * The database for a run whose setup is `setup`: made fresh and set up, or — when the last
+   * setup was `setup.by`'s, with the same `setup.key` unless that setup did not read what the key
+   * stands for (`run` says whether it did), and nothing has changed the schema since — brought
+   * back to the state that setup left (see `setup-snapshot.ts`). The setup itself always runs
+   * under seed 0 and the run under `seed`, so the two ways give the run the same database, byte
+   * for byte. Returns whether the setup ran.
+   */
+  async prepare(
+    setup: { by: object; key: string; run: () => Promise<{ readKey: boolean }> },
+    seed: number,
+  ): Promise<boolean> {
+    const installed = this.installed;
+    if (
+      installed !== undefined &&
+      installed.by === setup.by &&
+      (installed.key === undefined || installed.key === setup.key) &&
+      installed.restore !== ''
+    ) {
+      const restored = await this.exclusive(async () => {
+        const [row] = (
+          await this.execLast<{ fp: string }>(`SELECT ${SNAPSHOT_SCHEMA}.fingerprint() AS fp`)
+        ).rows;
+        if (row?.fp !== installed.fingerprint) return false;
+        this.limit = undefined;
+        await this.db.exec(installed.restore);
+        await this.seedSession(seed);
+        return true;
+      });
+      if (restored) return false;
+    }
+    await this.reset(0);
+    const { readKey } = await setup.run();
+    this.installed = {
+      by: setup.by,
+      key: readKey ? setup.key : undefined,
+      ...(await this.snapshot()),
+    };
+    await this.exclusive(() => this.seedSession(seed));
+    return true;
+  }
+
+  /**
+   * Copies what the setup left into the snapshot schema and says how to restore it, with the
+   * catalog's fingerprint; an empty `restore` when the schema cannot be restored that way.
+   */
+  private snapshot(): Promise<{ restore: string; fingerprint: string }> {
+    return this.exclusive(async () => {
+      const relations = (await this.execLast<Relation>(LIST_RELATIONS)).rows;
+      const rowsOf = new Map<string, number>();
+      const sequences = new Map<string, { lastValue: string; isCalled: boolean }>();
+      for (const r of relations) {
+        if (r.kind === 'r') {
+          const [row] = (
+            await this.execLast<{ n: number }>(`SELECT count(*)::int AS n FROM ONLY ${r.name}`)
+          ).rows;
+          rowsOf.set(r.name, row?.n ?? 0);
+        } else if (r.kind === 'S') {
+          const [row] = (
+            await this.execLast<{ last_value: string; is_called: boolean }>(
+              `SELECT last_value::text, is_called FROM ${r.name}`,
+            )
+          ).rows;
+          if (row !== undefined) {
+            sequences.set(r.name, { lastValue: row.last_value, isCalled: row.is_called });
+          }
+        }
+      }
+      const plan = snapshotPlan(relations, rowsOf, sequences);
+      if (plan === undefined) return { restore: '', fingerprint: '' };
+      await this.db.exec(
+        `CREATE SCHEMA ${SNAPSHOT_SCHEMA};\n${FINGERPRINT_FUNCTION_DDL};\n${plan.copy}`,
+      );
+      const [row] = (
+        await this.execLast<{ fp: string }>(`SELECT ${SNAPSHOT_SCHEMA}.fingerprint() AS fp`)
+      ).rows;
+      return { restore: plan.restore, fingerprint: row?.fp ?? '' };
+    });
+  }
+
+  /**
+   * The session as every run starts it, whatever the setup or the last run left in it (on a
+   * real server each worker has a connection of its own, which no setup's SET reaches): settings
+   * reset, session advisory locks let go, the deterministic uuid restarted under `seed`, and
+   * `random()` seeded.
+   */
+  private async seedSession(seed: number): Promise<void> {
+    this.currentApp = undefined;
+    await this.db.exec(`
+      RESET ALL;
+      SET search_path = public, pg_catalog;
+      SET application_name = 'leaseproof-sim';
+      SET leaseproof.sim_seed = '${String(Math.trunc(seed))}';
+      SELECT pg_catalog.setval('public.leaseproof_sim_uuid', 1, false);
+      SELECT pg_catalog.pg_advisory_unlock_all();`);
+    await this.db.query('SELECT setseed($1)', [seedFraction(seed)]);
   }
 
   /**

@@ -127,6 +127,22 @@ export interface SimRunPlan {
   clock?: Readonly<Record<string, { offsetMs: number; driftPpm?: number }>>;
 }
 
+/** `value` as a proxy that tells whether anything read it (a property, its keys). */
+function watchReads<T extends object>(value: T): { value: T; read: () => boolean } {
+  let read = false;
+  const seen = <R>(result: R): R => {
+    read = true;
+    return result;
+  };
+  const watched = new Proxy(value, {
+    get: (target, key, receiver) => seen(Reflect.get(target, key, receiver)),
+    has: (target, key) => seen(Reflect.has(target, key)),
+    ownKeys: (target) => seen(Reflect.ownKeys(target)),
+    getOwnPropertyDescriptor: (target, key) => seen(Reflect.getOwnPropertyDescriptor(target, key)),
+  });
+  return { value: watched, read: () => read };
+}
+
 /** Where simulated time starts: a fixed instant, so two runs of a seed agree to the byte. */
 export const SIM_EPOCH_MS = Date.UTC(2026, 0, 1);
 
@@ -140,7 +156,6 @@ const DRAIN_CHECK_MS = 1_000;
  * process: the fake clock is the process's.
  */
 export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<History> {
-  await db.reset(plan.seed);
   // Seeded before the fake clock is installed and put back after it is gone: the seeding syncs
   // every built-in module's ESM bindings, and a sync while the clock is installed would leave
   // `node:timers`' bindings pointing at the fake timers for good.
@@ -204,9 +219,23 @@ class SimRun {
       databaseUrl: 'pglite',
       applicationName: 'leaseproof-controller',
     };
-    await plan.queue.setup(controller, setupCtx);
-    await controller.query(EFFECTS_DDL);
-    await installAuditTrigger(controller, plan.queue.audit);
+    // A setup depends on the queue and, if it reads it, on the lease: the next run of the same
+    // queue gets the database as it left it without running it again (drawn scenarios differ
+    // in their lease, which few setups read).
+    const lease = watchReads(this.lease);
+    await this.db.prepare(
+      {
+        by: plan.queue,
+        key: JSON.stringify(this.lease),
+        run: async () => {
+          await plan.queue.setup(controller, { ...setupCtx, lease: lease.value });
+          await controller.query(EFFECTS_DDL);
+          await installAuditTrigger(controller, plan.queue.audit);
+          return { readKey: lease.read() };
+        },
+      },
+      plan.seed,
+    );
     // A synchronous unit blocks a real worker's main thread, not its heartbeat thread: to the
     // handler it is a wait the watchdog cannot cut, which an asynchronous unit already is
     // between its cancellation points. A busy loop would never end on a fake clock.
