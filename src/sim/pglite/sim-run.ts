@@ -646,10 +646,26 @@ class SimWorker {
 
   /**
    * A statement or its answer lost to `cut`: the error the worker's connection reports at once
-   * (`reset`, `down`), or no answer at all (`blackhole`: the statement bound ends the wait).
+   * (`reset`, `down`), or no answer until the blackhole heals — Toxiproxy's `timeout` toxic
+   * closes every connection that crosses it when it is removed, so a statement lost in it fails
+   * then ("Connection terminated unexpectedly"; a real worker reconnects and claims at once) —
+   * unless the statement bound ends the wait first.
    */
   private async lost(cut: Cut, half: number): Promise<never> {
-    if (cut.mode === 'blackhole') return never();
+    if (cut.mode === 'blackhole') {
+      const now = Date.now();
+      const heal = Math.min(
+        ...this.run
+          .cuts(this.id)
+          .filter((c) => c.mode === 'blackhole' && c.from <= now && now < c.to)
+          .map((c) => c.to),
+        cut.to,
+      );
+      if (!Number.isFinite(heal)) return never();
+      await sleep(heal - now);
+      if (!this.alive) return never();
+      throw new Error('Connection terminated unexpectedly (the partition healed)');
+    }
     if (half > 0) await sleep(half);
     if (!this.alive) return never();
     throw new Error(`connection ${cut.mode === 'down' ? 'refused' : 'reset'} (partition)`);

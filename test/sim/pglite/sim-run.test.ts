@@ -148,6 +148,31 @@ describe('a run in simulated time on PGlite', () => {
     expect(twice[0]![1]).toBeLessThan(302);
   }, 120_000);
 
+  it('fails a statement lost in a blackhole when the partition heals, as Toxiproxy closes the connection then', async () => {
+    // Toxiproxy's timeout toxic closes the connections that cross it when it is removed: a real
+    // worker's statement lost in the blackhole fails at the heal, and the worker reconnects and
+    // claims at once. Waiting for the statement bound instead kept the worker from the job it
+    // had just lost — an I8 false alarm on the reference that the real run did not show.
+    const history = await simulateRun(db, {
+      ...plan('reference'),
+      workers: 2,
+      plans: Array.from({ length: 4 }, () => Array.from({ length: 12 }, () => unit(100))),
+      faults: [{ kind: 'partition', worker: 'w1', atMs: 100, forMs: 600, mode: 'blackhole' }],
+    });
+    const failed = history.events.filter(
+      (e) =>
+        e.type === 'worker' && e.worker === 'w1' && e.phase === 'complete' && e.outcome === 'info',
+    );
+    expect(failed.length).toBeGreaterThan(0);
+    // All at the heal (700 ms), none at a statement bound (800 ms after it was sent).
+    expect(failed.map((e) => e.t - SIM_EPOCH_MS)).toEqual(failed.map(() => 700));
+    expect(failed.every((e) => e.type === 'worker' && /terminated/.test(e.detail ?? ''))).toBe(
+      true,
+    );
+    const result = checkHistory(history);
+    expect(result.results.filter((r) => r.valid === 'invalid')).toEqual([]);
+  }, 120_000);
+
   it('refuses a transaction spread over statements, saying the simulation cannot model it', async () => {
     await db.reset(1);
     await expect(db.client('w1').query('BEGIN')).rejects.toBeInstanceOf(SimulationLimitError);
