@@ -107,7 +107,13 @@ export class SimDatabase {
         ).rows;
         if (row?.fp !== installed.fingerprint) return false;
         this.limit = undefined;
-        await this.db.exec(installed.restore);
+        try {
+          await this.db.exec(installed.restore);
+        } catch {
+          // Whatever stood in the way, a fresh database and the setup again are the sure way
+          // (the failed script rolled back with its implicit transaction).
+          return false;
+        }
         await this.seedSession(seed);
         return true;
       });
@@ -152,9 +158,14 @@ export class SimDatabase {
       }
       const plan = snapshotPlan(relations, rowsOf, sequences);
       if (plan === undefined) return { restore: '', fingerprint: '' };
-      await this.db.exec(
-        `CREATE SCHEMA ${SNAPSHOT_SCHEMA};\n${FINGERPRINT_FUNCTION_DDL};\n${plan.copy}`,
-      );
+      try {
+        await this.db.exec(
+          `CREATE SCHEMA ${SNAPSHOT_SCHEMA};\n${FINGERPRINT_FUNCTION_DDL};\n${plan.copy}`,
+        );
+      } catch {
+        // A setup's state that cannot be copied is set up afresh before every run instead.
+        return { restore: '', fingerprint: '' };
+      }
       const [row] = (
         await this.execLast<{ fp: string }>(`SELECT ${SNAPSHOT_SCHEMA}.fingerprint() AS fp`)
       ).rows;
