@@ -78,6 +78,9 @@ export async function runGuided(
     variants.map((v) => [v.queue, { tried: new Set<string>(), realKills: 0 }]),
   );
   const catches = new Map(variants.map((v) => [v.queue, v.catches]));
+  // Where each invariant killed a variant for real: a variant the simulation gave no lead
+  // searches there first.
+  const killedBy = new Map<string, string[]>();
   const roundOf = new Map<string, string>();
   // The runs a round has side by side: a blind search fills them.
   const width = options.parallel ?? defaultParallelism();
@@ -90,7 +93,13 @@ export async function runGuided(
     };
     if (round === 1) for (const { file } of loaded) pick(file, options.base);
     for (const v of variants) {
-      const picks = nextPicks(sim.leads.get(v.queue)!, progress.get(v.queue)!, minKills, width);
+      const picks = nextPicks(
+        sim.leads.get(v.queue)!,
+        progress.get(v.queue)!,
+        minKills,
+        width,
+        killedBy.get(v.catches),
+      );
       for (const file of picks) {
         pick(file, v.queue);
       }
@@ -129,7 +138,11 @@ export async function runGuided(
       if (named === undefined || state === undefined || fileOf.get(o.scenario) === undefined)
         continue;
       const killed = o.result.results.some((r) => r.valid === 'invalid' && r.checker === named);
-      if (killed) state.realKills += 1;
+      if (killed) {
+        state.realKills += 1;
+        const files = killedBy.get(named) ?? [];
+        killedBy.set(named, [...files, fileOf.get(o.scenario)!]);
+      }
     }
     if (run.interrupted !== undefined) break;
     round += 1;

@@ -10,7 +10,9 @@
  * not run the variant on (it had found its kills); last those where it ran it and found it
  * valid. Each round runs, for every variant not yet killed on `minKills` real runs, as many of
  * its simulated kills as it still needs — they mostly hold — or, once those are spent, blind
- * candidates: what it needs and two more, and at least as many as run side by side.
+ * candidates: what it needs and two more, and at least as many as run side by side. The blind
+ * candidates where a variant caught by the same invariant was killed for real come first: a bug
+ * the simulation cannot see (a race between transactions) shows where its kind of bug did.
  */
 
 /** What the simulation said of one variant, scenario by scenario (by scenario file). */
@@ -49,25 +51,23 @@ const BLIND_SPARES = 2;
 /**
  * The scenarios to run for real against `leads.queue` next; none when it needs no more. Past the
  * simulated kills, a round runs at least `width` of them (the runs side by side): a round of
- * fewer leaves lanes idle, and every round costs an environment's start.
+ * fewer leaves lanes idle, and every round costs an environment's start. `kin` are the scenarios
+ * where variants caught by the same invariant were killed for real so far, first kill first.
  */
 export function nextPicks(
   leads: VariantLeads,
   progress: VariantProgress,
   minKills: number,
   width = 1,
+  kin: readonly string[] = [],
 ): string[] {
   const need = minKills - progress.realKills;
   if (need <= 0) return [];
   const untried = (files: string[]): string[] => files.filter((f) => !progress.tried.has(f));
   const led = untried(leads.simKills);
   if (led.length >= need) return led.slice(0, need);
-  const blind = untried([
-    ...leads.simOthers,
-    ...leads.unmodelled,
-    ...leads.unsimulated,
-    ...leads.others,
-  ]);
+  const rest = [...leads.simOthers, ...leads.unmodelled, ...leads.unsimulated, ...leads.others];
+  const blind = untried([...new Set([...kin.filter((f) => rest.includes(f)), ...rest])]);
   const take = Math.max(need - led.length + BLIND_SPARES, width - led.length);
   return [...led, ...blind.slice(0, take)];
 }

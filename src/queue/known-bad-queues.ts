@@ -70,6 +70,22 @@ export const selectThenUpdateQueue: ExtendingQueueAdapter = createReferenceQueue
   claim: { ...REFERENCE_CLAIM, locking: 'select-then-update' },
 });
 
+/**
+ * Picks the row to claim with a subquery of the claim's UPDATE but without FOR UPDATE SKIP
+ * LOCKED: two claims in flight at once find the same job, the second waits for the first's row
+ * lock and, re-checking only the id once it commits, takes the job too (violates
+ * exclusive-claim). A race between concurrent transactions: the simulation, one statement at a
+ * time, cannot show it.
+ */
+export const unlockedClaimQueue: ExtendingQueueAdapter = createReferenceQueue({
+  name: 'unlocked-claim',
+  description:
+    "Known bad: the claim's UPDATE finds its row with a subquery without FOR UPDATE SKIP LOCKED " +
+    'and re-checks only the id, so two claims in flight at once both take the job (the second ' +
+    "once the first's row lock is released).",
+  claim: { ...REFERENCE_CLAIM, locking: 'unlocked-subquery' },
+});
+
 /** Extends from the claim's grant time instead of from now (violates lease-honored). */
 export const extendFromClaimTimeQueue: ExtendingQueueAdapter = createReferenceQueue({
   name: 'extend-from-claim-time',
@@ -288,6 +304,11 @@ export const KNOWN_BAD_VARIANTS: readonly KnownBadVariant[] = Object.freeze([
     queue: selectThenUpdateQueue,
     catches: 'exclusive-claim',
     change: 'claim as SELECT then UPDATE, no lock',
+  },
+  {
+    queue: unlockedClaimQueue,
+    catches: 'exclusive-claim',
+    change: 'claim subquery without FOR UPDATE SKIP LOCKED',
   },
   {
     queue: extendFromClaimTimeQueue,

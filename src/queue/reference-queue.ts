@@ -81,13 +81,15 @@ export interface ReferenceQueueOptions {
 /**
  * How the claim statement finds and takes a job. `reclaimable` is the claim predicate (which
  * rows may be taken); `token` the SQL expression for the new claim's token; `locking` whether
- * the row is found and taken in one statement under `FOR UPDATE SKIP LOCKED` (correct) or found
- * by a plain SELECT and taken by a second statement (a race between workers).
+ * the row is found and taken in one statement under `FOR UPDATE SKIP LOCKED` (correct), found
+ * by a plain SELECT and taken by a second statement (a race between workers), or found by a
+ * subquery of the one UPDATE without a lock (`unlocked-subquery`: a race between transactions —
+ * two claims that found the same row both take it, the second once the first commits).
  */
 export interface ClaimRule {
   reclaimable: string;
   token: string;
-  locking: 'skip-locked' | 'select-then-update';
+  locking: 'skip-locked' | 'select-then-update' | 'unlocked-subquery';
 }
 
 /** The reference claim: pending and due, or claimed under a lease already past; a fresh token. */
@@ -200,6 +202,11 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Exten
       const find = (column: string) =>
         `SELECT ${column} FROM ${REFERENCE_TABLE} WHERE ${claimRule.reclaimable} ORDER BY id LIMIT 1`;
       let target = `(${find('id')} FOR UPDATE SKIP LOCKED)`;
+      // Known bad: without the lock, a claim that found the row another claim is taking waits
+      // for that one's row lock, and then re-checks only \`id = <the row found>\` on the row as
+      // the other left it (PostgreSQL's read-committed recheck): it takes the job too. No
+      // statement-at-a-time run can show it; only transactions in flight at once.
+      if (claimRule.locking === 'unlocked-subquery') target = `(${find('id')})`;
       if (claimRule.locking === 'select-then-update') {
         // Known bad: the row found here is not locked, so another worker can find the same one
         // before this worker's UPDATE lands, and both take it.

@@ -115,6 +115,41 @@ describe('leaseproof mutants', () => {
     },
   );
 
+  // A row-lock race: unlocked-claim's second claim waits for the first's row lock and takes the
+  // job too. The simulation runs claim-stampede (no fault it cannot model) one statement at a
+  // time and finds nothing; the real run kills it, and the matrix says why the simulation could
+  // not.
+  it(
+    'leaves a race between transactions to real runs, with the reason printed',
+    { timeout: 300_000, retry: 1 },
+    async () => {
+      const scenarios = await tempDir();
+      await copyFile('scenarios/claim-stampede.yaml', join(scenarios, 'claim-stampede.yaml'));
+      const result = await finished(
+        spawnCli(
+          [
+            'mutants',
+            '--scenarios',
+            scenarios,
+            '--out',
+            await tempDir(),
+            '--variant',
+            'unlocked-claim',
+          ],
+          await stateEnv(),
+        ),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(
+        /simulation: unlocked-claim killed by exclusive-claim on 0 scenario\(s\): left to real runs/,
+      );
+      expect(result.stdout).toMatch(/^unlocked-claim\s+K\s+killed\s+1\s+exclusive-claim/m);
+      expect(result.stdout).toMatch(
+        /^left to real runs: unlocked-claim: the simulation killed it on 0 of the 1 scenario\(s\) it ran, fewer than 1; real runs killed it on claim-stampede \(modelled, and missed: the race it needs is one the simulation does not run \(row-lock waits between transactions/m,
+      );
+    },
+  );
+
   it('refuses an unknown variant, naming the known ones', async () => {
     const result = await finished(
       spawnCli(['mutants', '--variant', 'nope', '--out', await tempDir()], await stateEnv()),

@@ -52,6 +52,7 @@ describe('the curated suite', () => {
     ['reused-token', 'pause-past-lease', 'no-stale-ack'],
     ['reclaim-ignores-state', 'crash-mid-handler', 'single-completion'],
     ['select-then-update', 'slow-link-claims', 'exclusive-claim'],
+    ['unlocked-claim', 'claim-stampede', 'exclusive-claim'],
     ['extend-from-claim-time', 'lone-worker-pause', 'lease-honored'],
     ['lease-in-seconds', 'crash-mid-handler', 'lease-honored'],
     ['fail-by-id', 'late-fail-slow-network', 'single-completion'],

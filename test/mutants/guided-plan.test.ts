@@ -59,6 +59,26 @@ describe('nextPicks', () => {
     expect(nextPicks(leads, { tried: new Set(), realKills: 0 }, 2, 4)).toEqual(['k1', 'k2']);
   });
 
+  it('past the leads, searches first where a variant caught by the same invariant was killed for real', () => {
+    const none: VariantLeads = { ...leads, simKills: [] };
+    expect(nextPicks(none, { tried: new Set(), realKills: 0 }, 1, 1, ['o3', 'k9', 'o3'])).toEqual([
+      'o3',
+      'u1',
+      'u2',
+    ]);
+    // Tried already: not again.
+    expect(nextPicks(none, { tried: new Set(['o3']), realKills: 0 }, 1, 1, ['o3'])).toEqual([
+      'u1',
+      'u2',
+      'o1',
+    ]);
+    // Simulated kills still come first.
+    expect(nextPicks(leads, { tried: new Set(), realKills: 0 }, 2, 1, ['o3'])).toEqual([
+      'k1',
+      'k2',
+    ]);
+  });
+
   it('stops when every scenario has run', () => {
     const all = new Set([...leads.simKills, ...leads.unmodelled, ...leads.others]);
     expect(leads.simOthers.length + leads.unsimulated.length).toBe(0);

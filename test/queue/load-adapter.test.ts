@@ -17,6 +17,7 @@ const BUILT_IN = [
   'reused-token',
   'reclaim-ignores-state',
   'select-then-update',
+  'unlocked-claim',
   'extend-from-claim-time',
   'lease-in-seconds',
   'worker-clock-lease',

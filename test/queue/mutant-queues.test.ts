@@ -17,6 +17,7 @@ import {
   retryOnWorkerClockQueue,
   reusedTokenQueue,
   selectThenUpdateQueue,
+  unlockedClaimQueue,
 } from '../../src/queue/known-bad-queues.js';
 import { CHECKER_NAMES } from '../../src/checker/index.js';
 import { builtInQueue } from '../../src/adapters/registry.js';
@@ -132,6 +133,42 @@ describe('select-then-update: two workers that look at once both take the job', 
       open();
       const a = await claimA;
       const holders = [a, b].filter((c) => c !== undefined).map((c) => c.jobId);
+      expect(holders).toEqual(bothHold ? ['1', '1'] : ['1']);
+    });
+  });
+});
+
+describe('unlocked-claim: two claims in flight at once both take the job', () => {
+  // Worker a's claim runs in a transaction left open (its row lock held) while worker b's claim
+  // starts; then a commits. b found the same row, waited for a's lock, and — the row re-checked
+  // on the id alone — takes the job too. With FOR UPDATE SKIP LOCKED, b skips the locked row.
+  it.each([
+    { q: referenceQueue, bothHold: false },
+    { q: unlockedClaimQueue, bothHold: true },
+  ])('$q.name', async ({ q, bothHold }) => {
+    await withQueue(q, async (client) => {
+      const [ca, cb] = await Promise.all([client('worker-a'), client('worker-b')]);
+      await q.enqueue(ca, [{ payload: {} }]);
+      let open: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const inTransaction: SqlClient = {
+        query: async (sql, params) => {
+          await ca.query('BEGIN');
+          const result = await ca.query(sql, params);
+          await gate;
+          await ca.query('COMMIT');
+          return result;
+        },
+      };
+      const claimA = q.claim(inTransaction, context('worker-a'));
+      // b's claim starts while a's transaction holds the row, and a commits while b waits.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const claimB = q.claim(cb, context('worker-b'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      open();
+      const holders = (await Promise.all([claimA, claimB]))
+        .filter((c) => c !== undefined)
+        .map((c) => c.jobId);
       expect(holders).toEqual(bothHold ? ['1', '1'] : ['1']);
     });
   });
