@@ -106,6 +106,29 @@ describe('reclaim-ignores-state: a completed job whose old deadline passed is cl
   });
 });
 
+/**
+ * One job; worker a claims through `through(a's connection, gate)`, which holds a's claim at the
+ * gate; worker b claims while a is held; then the gate opens. The job ids a and b took.
+ */
+async function raceClaims(
+  q: ExtendingQueueAdapter,
+  through: (ca: pg.Client, gate: Promise<void>) => SqlClient,
+): Promise<string[]> {
+  return withQueue(q, async (client) => {
+    const [ca, cb] = await Promise.all([client('worker-a'), client('worker-b')]);
+    await q.enqueue(ca, [{ payload: {} }]);
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const claimA = q.claim(through(ca, gate), context('worker-a'));
+    // a reaches its gate, then b claims (and finishes, or waits on a) before the gate opens.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const claimB = q.claim(cb, context('worker-b'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    open();
+    return (await Promise.all([claimA, claimB])).filter((c) => c !== undefined).map((c) => c.jobId);
+  });
+}
+
 describe('select-then-update: two workers that look at once both take the job', () => {
   // Worker a's statements wait at a gate after its first one (the claim's SELECT, or the whole
   // one-statement claim), so worker b's claim runs in between: the interleaving a race produces.
@@ -113,28 +136,17 @@ describe('select-then-update: two workers that look at once both take the job', 
     { q: referenceQueue, bothHold: false },
     { q: selectThenUpdateQueue, bothHold: true },
   ])('$q.name', async ({ q, bothHold }) => {
-    await withQueue(q, async (client) => {
-      const [ca, cb] = await Promise.all([client('worker-a'), client('worker-b')]);
-      await q.enqueue(ca, [{ payload: {} }]);
-      let open: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (open = resolve));
+    const holders = await raceClaims(q, (ca, gate) => {
       let statements = 0;
-      const gated: SqlClient = {
+      return {
         query: async (sql, params) => {
           statements += 1;
           if (statements > 1) await gate;
           return ca.query(sql, params);
         },
       };
-      const claimA = q.claim(gated, context('worker-a'));
-      // Let a's first statement finish before b claims.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const b = await q.claim(cb, context('worker-b'));
-      open();
-      const a = await claimA;
-      const holders = [a, b].filter((c) => c !== undefined).map((c) => c.jobId);
-      expect(holders).toEqual(bothHold ? ['1', '1'] : ['1']);
     });
+    expect(holders).toEqual(bothHold ? ['1', '1'] : ['1']);
   });
 });
 
@@ -146,31 +158,16 @@ describe('unlocked-claim: two claims in flight at once both take the job', () =>
     { q: referenceQueue, bothHold: false },
     { q: unlockedClaimQueue, bothHold: true },
   ])('$q.name', async ({ q, bothHold }) => {
-    await withQueue(q, async (client) => {
-      const [ca, cb] = await Promise.all([client('worker-a'), client('worker-b')]);
-      await q.enqueue(ca, [{ payload: {} }]);
-      let open: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (open = resolve));
-      const inTransaction: SqlClient = {
-        query: async (sql, params) => {
-          await ca.query('BEGIN');
-          const result = await ca.query(sql, params);
-          await gate;
-          await ca.query('COMMIT');
-          return result;
-        },
-      };
-      const claimA = q.claim(inTransaction, context('worker-a'));
-      // b's claim starts while a's transaction holds the row, and a commits while b waits.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const claimB = q.claim(cb, context('worker-b'));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      open();
-      const holders = (await Promise.all([claimA, claimB]))
-        .filter((c) => c !== undefined)
-        .map((c) => c.jobId);
-      expect(holders).toEqual(bothHold ? ['1', '1'] : ['1']);
-    });
+    const holders = await raceClaims(q, (ca, gate) => ({
+      query: async (sql, params) => {
+        await ca.query('BEGIN');
+        const result = await ca.query(sql, params);
+        await gate;
+        await ca.query('COMMIT');
+        return result;
+      },
+    }));
+    expect(holders).toEqual(bothHold ? ['1', '1'] : ['1']);
   });
 });
 
