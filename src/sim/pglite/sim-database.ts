@@ -39,7 +39,7 @@ export class SimulationLimitError extends Error {
 export class SimDatabase {
   private tail: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
-  private currentApp: string | undefined;
+  private currentConnection: string | undefined;
   private limit: SimulationLimitError | undefined;
   /**
    * What the last setup left, to restore for the next run of the same setup (`key` undefined:
@@ -77,6 +77,9 @@ export class SimDatabase {
         CREATE SEQUENCE public.leaseproof_sim_uuid;
         CREATE FUNCTION public.gen_random_uuid() RETURNS uuid LANGUAGE sql AS $$
           SELECT md5(current_setting('leaseproof.sim_seed') || ':' || nextval('public.leaseproof_sim_uuid'))::uuid
+        $$;
+        CREATE FUNCTION public.pg_backend_pid() RETURNS integer LANGUAGE sql STABLE AS $$
+          SELECT coalesce(nullif(current_setting('leaseproof.sim_pid', true), '')::integer, 0)
         $$;`);
       await this.seedSession(seed);
     });
@@ -180,7 +183,7 @@ export class SimDatabase {
    * `random()` seeded.
    */
   private async seedSession(seed: number): Promise<void> {
-    this.currentApp = undefined;
+    this.currentConnection = undefined;
     await this.db.exec(`
       RESET ALL;
       SET search_path = public, pg_catalog;
@@ -193,9 +196,12 @@ export class SimDatabase {
 
   /**
    * A connection of the simulation, by its `application_name` (a worker id, the controller,
-   * `<worker>:sweep`). Its statements queue behind every statement issued before them.
+   * `<worker>:sweep`) and its backend pid (what `pg_backend_pid()`, and so the audit, says of
+   * its statements: a real server's connections each have their own, and a worker reports it
+   * with its calls). Its statements queue behind every statement issued before them.
    */
-  client(applicationName: string): SqlClient {
+  client(applicationName: string, pid = 0): SqlClient {
+    const identity = `${applicationName}\u0000${String(pid)}`;
     return {
       query: <R extends Record<string, unknown> = Record<string, unknown>>(
         sql: string,
@@ -208,20 +214,21 @@ export class SimDatabase {
           const text =
             params === undefined || params.length === 0 ? sql : inlineParams(sql, params);
           const naming =
-            this.currentApp === applicationName
+            this.currentConnection === identity
               ? ''
-              : `SET application_name = ${pg.escapeLiteral(applicationName)};\n`;
+              : `SET application_name = ${pg.escapeLiteral(applicationName)};\n` +
+                `SET leaseproof.sim_pid = '${String(Math.trunc(pid))}';\n`;
           let result: { rows: R[]; affectedRows?: number };
           try {
             result = await this.execLast<R>(naming + text);
           } catch (error) {
             // One implicit transaction: a failed statement took its SET back with it.
-            if (naming !== '') this.currentApp = undefined;
+            if (naming !== '') this.currentConnection = undefined;
             // A failed script's transaction ends with it, as on a server: its error is the answer.
             if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
             throw error;
           }
-          this.currentApp = applicationName;
+          this.currentConnection = identity;
           // A statement that opens a transaction and closes it (a setup script's BEGIN … COMMIT)
           // runs alone; one that leaves it open would carry it across other workers' statements.
           await this.closeTransaction(sql);
@@ -256,7 +263,7 @@ export class SimDatabase {
   private async closeTransaction(sql: string): Promise<void> {
     if (!this.db.isInTransaction()) return;
     await this.db.exec('ROLLBACK');
-    this.currentApp = undefined;
+    this.currentConnection = undefined;
     this.limit ??= new SimulationLimitError(
       'a transaction over several statements cannot be simulated on one session ' +
         `(statement: ${sql.trim().slice(0, 60)}): run this queue for real`,

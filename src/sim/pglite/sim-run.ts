@@ -111,7 +111,11 @@ export interface SimRunPlan {
   /** When each job arrives, ms after the start, in order (absent: every job at the start). */
   arrivalsMs?: number[];
   faults: SimFault[];
-  /** The link's round trip, ms (default 1). */
+  /**
+   * The link's round trip, ms (default 2: a millisecond each way — fake timers count whole
+   * milliseconds, so half of a 1 ms round trip took no time at all, and a call, its statement and
+   * the next call all fell on one instant, where no history can tell which call made a write).
+   */
   rttMs?: number;
   /** The run ends here even if not drained, ms after the start (default 120 000). */
   horizonMs?: number;
@@ -190,6 +194,7 @@ class SimRun {
   private readonly workers = new Map<string, SimWorker>();
   private readonly controller: SqlClient;
   private faultIds = 0;
+  private pids = 0;
   /** Acks, fails and sweep passes so far: the drain is looked at when this moves. */
   private settlements = 0;
   /** Jobs enqueued so far: the run is drained only once every one has arrived. */
@@ -206,7 +211,7 @@ class SimRun {
     readonly plan: SimRunPlan,
     private readonly clock: Clock,
   ) {
-    this.controller = db.client('leaseproof-controller');
+    this.controller = db.client('leaseproof-controller', this.newPid());
     this.random = new Random(plan.seed);
     this.terms = settleQueueTerms(plan.queue, plan.lease);
     this.lease = this.terms.lease;
@@ -292,7 +297,7 @@ class SimRun {
     const { maintenance } = plan.queue;
     let sweeping = maintenance !== undefined;
     if (maintenance !== undefined) {
-      const sweeper = this.db.client(MAINTENANCE_APP);
+      const sweeper = this.db.client(MAINTENANCE_APP, this.newPid());
       const interval = maintenance.intervalMs(this.lease);
       const ctx = { ...setupCtx, applicationName: MAINTENANCE_APP };
       void (async () => {
@@ -379,6 +384,11 @@ class SimRun {
       },
       events,
     };
+  }
+
+  /** A backend pid for a new connection: numbered within the run, so a seed gives one history. */
+  newPid(): number {
+    return (this.pids += 1);
   }
 
   private startWorker(id: string): void {
@@ -493,7 +503,10 @@ class SimWorker {
     const { lease } = run;
     // Every statement of the adapter's goes over the worker's link, one by one: a fault acts
     // between two statements of one call, and the adapter's own error handling sees its errors.
-    const direct = run.db.client(id);
+    // A new process has new connections: the link's backend pid, which its calls report as a
+    // real worker's do (the history matches each write to the call that made it by that pid).
+    const pid = run.newPid();
+    const direct = run.db.client(id, pid);
     this.client = {
       query: <R extends Record<string, unknown> = Record<string, unknown>>(
         sql: string,
@@ -501,7 +514,7 @@ class SimWorker {
       ) => this.call(() => direct.query<R>(sql, params)),
     };
     // Effects go over a direct connection that the worker's own faults do not cut.
-    this.effects = run.db.client(id);
+    this.effects = run.db.client(id, run.newPid());
     // The worker's own clock: the simulation's, skewed as a clock fault sets it.
     const ctx: QueueContext = { workerId: id, lease, workerNow: () => Date.now() + this.skewMs() };
     const extend = hasLeaseExtension(queue)
@@ -509,6 +522,7 @@ class SimWorker {
       : undefined;
     this.loop = new ClaimLoop({
       queue: {
+        backendPid: () => pid,
         claim: () => queue.claim(this.client, ctx),
         ack: (claim) => queue.ack(this.client, claim, ctx),
         fail: (claim, error) => queue.fail(this.client, claim, error, ctx),
@@ -527,6 +541,8 @@ class SimWorker {
             (event) => this.emit(event),
             () => this.loop.lost(claim.token),
             claimedAtAbs - performance.timeOrigin,
+            () => true,
+            () => pid,
           );
         },
         stop: () => this.core?.stop(),
@@ -604,7 +620,7 @@ class SimWorker {
   }
 
   private async transfer<T>(apply: () => Promise<T>): Promise<T> {
-    const half = (this.run.plan.rttMs ?? 1) / 2;
+    const half = (this.run.plan.rttMs ?? 2) / 2;
     const there = half + this.latencyFrom(Date.now(), 'upstream');
     if (there > 0) await sleep(there);
     // A statement the worker gave up on still arrives: Toxiproxy's latency toxic delivers what it
