@@ -503,22 +503,26 @@ class SimWorker {
     const { lease } = run;
     // Every statement of the adapter's goes over the worker's link, one by one: a fault acts
     // between two statements of one call, and the adapter's own error handling sees its errors.
-    // A new process has new connections: the link's backend pid, which its calls report as a
-    // real worker's do (the history matches each write to the call that made it by that pid).
+    // A new process has new connections, each with its backend pid, which its calls report as
+    // a real worker's do (the history matches each write to the call that made it by that pid,
+    // a connection being serial): the claim loop's, and the heartbeat's own, as a real worker's
+    // heartbeat thread has. Both cross the worker's link.
     const pid = run.newPid();
-    const direct = run.db.client(id, pid);
-    this.client = {
+    const beatPid = run.newPid();
+    const overLink = (client: SqlClient): SqlClient => ({
       query: <R extends Record<string, unknown> = Record<string, unknown>>(
         sql: string,
         params?: unknown[],
-      ) => this.call(() => direct.query<R>(sql, params)),
-    };
+      ) => this.call(() => client.query<R>(sql, params)),
+    });
+    this.client = overLink(run.db.client(id, pid));
+    const beat = overLink(run.db.client(id, beatPid));
     // Effects go over a direct connection that the worker's own faults do not cut.
     this.effects = run.db.client(id, run.newPid());
     // The worker's own clock: the simulation's, skewed as a clock fault sets it.
     const ctx: QueueContext = { workerId: id, lease, workerNow: () => Date.now() + this.skewMs() };
     const extend = hasLeaseExtension(queue)
-      ? (claim: Claim) => queue.extend(this.client, claim, ctx)
+      ? (claim: Claim) => queue.extend(beat, claim, ctx)
       : undefined;
     this.loop = new ClaimLoop({
       queue: {
@@ -542,7 +546,7 @@ class SimWorker {
             () => this.loop.lost(claim.token),
             claimedAtAbs - performance.timeOrigin,
             () => true,
-            () => pid,
+            () => beatPid,
           );
         },
         stop: () => this.core?.stop(),

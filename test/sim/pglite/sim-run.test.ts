@@ -9,6 +9,8 @@ import { setTimeout as timersSetTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { QueueAdapter } from '../../../src/queue/types.js';
+import { loadScenario, scenarioToRunPlan } from '../../../src/scenario/load-scenario.js';
+import { simPlanOf } from '../../../src/sim/pglite/scenario-sim.js';
 
 let db: SimDatabase;
 beforeAll(async () => {
@@ -171,6 +173,43 @@ describe('a run in simulated time on PGlite', () => {
     );
     const result = checkHistory(history);
     expect(result.results.filter((r) => r.valid === 'invalid')).toEqual([]);
+  }, 120_000);
+
+  it('gives every connection its own backend pid, so a re-claim under a reused token is the grant it is', async () => {
+    // lone-worker-pause against reused-token: the worker, continued after its lease expired,
+    // claims the job again and its re-claim keeps the token. Only the backend of the write (the
+    // claim's connection, not the heartbeat's) tells that grant from the expired claim's
+    // extension, as on a real run, which is valid. With one pid for all and every call on one
+    // instant the simulation read it as "a resurrected lease" (I1).
+    const scenario = await loadScenario('scenarios/lone-worker-pause.yaml');
+    const history = await simulateRun(
+      db,
+      simPlanOf(scenarioToRunPlan(scenario, { queue: 'reused-token' }), queue('reused-token')),
+    );
+    const pids = (kind: string): Set<number | undefined> =>
+      new Set(
+        history.events
+          .filter((e) => e.type === 'worker' && e.kind === kind && e.phase === 'complete')
+          .map((e) => (e.type === 'worker' ? e.pid : undefined)),
+      );
+    const [claimPid] = pids('claim');
+    const [extendPid] = pids('extend');
+    expect(pids('claim')).toEqual(new Set([claimPid]));
+    expect(pids('ack')).toEqual(new Set([claimPid]));
+    expect(pids('extend')).toEqual(new Set([extendPid]));
+    expect(claimPid).toBeGreaterThan(0);
+    expect(extendPid).not.toBe(claimPid);
+    const written = new Set(
+      history.events.flatMap((e) => (e.type === 'audit' && e.app === 'w1' ? [e.pid] : [])),
+    );
+    expect(written).toEqual(new Set([claimPid, extendPid]));
+    const result = checkHistory(history);
+    expect(result.results.filter((r) => r.valid === 'invalid')).toEqual([]);
+    // The job was claimed again after the pause: a grant, not an extension.
+    const grants = history.events.filter(
+      (e) => e.type === 'worker' && e.kind === 'claim' && e.job === '1',
+    );
+    expect(grants.length).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
   it('refuses a transaction spread over statements, saying the simulation cannot model it', async () => {
