@@ -5,8 +5,9 @@
  * `clock_timestamp()` read the process's `Date`, which @sinonjs/fake-timers replaces.
  *
  * PGlite is one session. Every simulated connection's statement runs alone, in the order the
- * simulation issues them, each under its own `application_name` (set before it, as a real
- * connection's is for its life), so the audit attributes writes as on a real server. What that
+ * simulation issues them, each under its own `application_name` and backend pid (set before
+ * it, as a real connection's are for its life; `pg_backend_pid()` is shadowed to answer the
+ * simulated one), so the audit attributes writes as on a real server. What that
  * cannot model is refused or stated, never approximated silently: a transaction spread over
  * several statements would interleave with other workers' statements on the one session
  * (`SimulationLimitError`), and row-lock waits between concurrent transactions never happen.
