@@ -141,7 +141,8 @@ export async function runGuided(
       if (killed) {
         state.realKills += 1;
         const files = killedBy.get(named) ?? [];
-        killedBy.set(named, [...files, fileOf.get(o.scenario)!]);
+        killedBy.set(named, files);
+        files.push(fileOf.get(o.scenario)!);
       }
     }
     if (run.interrupted !== undefined) break;

@@ -106,10 +106,7 @@ export class SimDatabase {
       installed.restore !== ''
     ) {
       const restored = await this.exclusive(async () => {
-        const [row] = (
-          await this.execLast<{ fp: string }>(`SELECT ${SNAPSHOT_SCHEMA}.fingerprint() AS fp`)
-        ).rows;
-        if (row?.fp !== installed.fingerprint) return false;
+        if ((await this.fingerprint()) !== installed.fingerprint) return false;
         this.limit = undefined;
         try {
           await this.db.exec(installed.restore);
@@ -170,11 +167,16 @@ export class SimDatabase {
         // A setup's state that cannot be copied is set up afresh before every run instead.
         return { restore: '', fingerprint: '' };
       }
-      const [row] = (
-        await this.execLast<{ fp: string }>(`SELECT ${SNAPSHOT_SCHEMA}.fingerprint() AS fp`)
-      ).rows;
-      return { restore: plan.restore, fingerprint: row?.fp ?? '' };
+      return { restore: plan.restore, fingerprint: await this.fingerprint() };
     });
+  }
+
+  /** The catalog's fingerprint now (see `setup-snapshot.ts`); run it inside `exclusive`. */
+  private async fingerprint(): Promise<string> {
+    const { rows } = await this.execLast<{ fp: string }>(
+      `SELECT ${SNAPSHOT_SCHEMA}.fingerprint() AS fp`,
+    );
+    return rows[0]?.fp ?? '';
   }
 
   /**

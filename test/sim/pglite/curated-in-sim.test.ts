@@ -2,24 +2,19 @@
 // the simulation can model, each one it cannot is refused with the reason, and a known-bad
 // queue found in simulation is confirmed on a real run (PostgreSQL, Toxiproxy, processes).
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { builtInQueue } from '../../../src/adapters/registry.js';
 import { checkerByName, checkHistory } from '../../../src/checker/index.js';
 import { runCheckers } from '../../../src/checker/compose.js';
 import { EmbeddedEnvironmentProvider } from '../../../src/env/embedded-env.js';
 import { loadScenario, scenarioToRunPlan } from '../../../src/scenario/load-scenario.js';
 import { runAndCheck } from '../../../src/scenario/run-and-check.js';
-import { SimDatabase, SimulationLimitError } from '../../../src/sim/pglite/sim-database.js';
+import { SimulationLimitError } from '../../../src/sim/pglite/sim-database.js';
 import { simulateRun } from '../../../src/sim/pglite/sim-run.js';
 import { simPlanOf } from '../../../src/sim/pglite/scenario-sim.js';
+import { useSimDatabase } from '../../support/sim-database.js';
 
-let db: SimDatabase;
-beforeAll(async () => {
-  db = await SimDatabase.start();
-}, 120_000);
-afterAll(async () => {
-  await db?.stop();
-});
+const simDb = useSimDatabase();
 
 const curated = readdirSync('scenarios')
   .filter((f) => f.endsWith('.yaml'))
@@ -43,7 +38,7 @@ describe('the curated scenarios in simulated time', () => {
         continue;
       }
       simulated += 1;
-      const result = checkHistory(await simulateRun(db, plan));
+      const result = checkHistory(await simulateRun(simDb(), plan));
       for (const r of result.results) {
         if (r.valid === 'invalid')
           invalid.push(`${scenario.name} ${r.id}: ${r.evidence[0]?.message ?? ''}`);
@@ -66,7 +61,7 @@ describe('the curated scenarios in simulated time', () => {
     const noStaleAck = checkerByName('no-stale-ack')!;
     const simulated = runCheckers(
       [noStaleAck],
-      await simulateRun(db, simPlanOf(runPlan, builtInQueue('unconditional-ack')!)),
+      await simulateRun(simDb(), simPlanOf(runPlan, builtInQueue('unconditional-ack')!)),
     );
     expect(simulated.valid).toBe('invalid');
     const env = await new EmbeddedEnvironmentProvider().start();

@@ -2,19 +2,14 @@
 // each later run: the same history as a freshly set-up database, byte for byte; and the setup
 // runs again whenever that could be wrong — a run that changed the schema, a setup that read the
 // lease of another run, another queue.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { builtInQueue } from '../../../src/adapters/registry.js';
 import { SimDatabase } from '../../../src/sim/pglite/sim-database.js';
 import { simulateRun, type SimRunPlan } from '../../../src/sim/pglite/sim-run.js';
 import type { QueueAdapter, SqlClient } from '../../../src/queue/types.js';
+import { useSimDatabase } from '../../support/sim-database.js';
 
-let db: SimDatabase;
-beforeAll(async () => {
-  db = await SimDatabase.start();
-}, 120_000);
-afterAll(async () => {
-  await db?.stop();
-});
+const simDb = useSimDatabase();
 
 const unit = (ms: number, effect = false) => ({ ms, sync: false, effect });
 const plan = (queue: QueueAdapter, seed: number, leaseMs = 800): SimRunPlan => ({
@@ -45,12 +40,12 @@ describe('a simulated run on a database restored to its setup', () => {
   for (const name of ['reference', 'pg-boss']) {
     it(`gives ${name} the history of a freshly set-up database, byte for byte`, async () => {
       const queue = counted(builtInQueue(name)!);
-      const fresh = JSON.stringify(await simulateRun(db, plan(queue, 5)));
+      const fresh = JSON.stringify(await simulateRun(simDb(), plan(queue, 5)));
       expect(queue.setups).toBe(1);
       // Another run in between (another seed; the same lease, which pg-boss's setup reads)
       // leaves rows, sequences and dead tuples behind; the restore puts the setup's state back.
-      await simulateRun(db, plan(queue, 6));
-      const restored = JSON.stringify(await simulateRun(db, plan(queue, 5)));
+      await simulateRun(simDb(), plan(queue, 6));
+      const restored = JSON.stringify(await simulateRun(simDb(), plan(queue, 5)));
       expect(queue.setups).toBe(1);
       expect(restored).toBe(fresh);
       // A fresh database in another instance agrees too.
@@ -68,19 +63,19 @@ describe('a simulated run on a database restored to its setup', () => {
   it('sets up again for another queue, and for another lease when the setup read it', async () => {
     const reference = counted(builtInQueue('reference')!);
     const reading = counted(builtInQueue('reference')!, true);
-    await simulateRun(db, plan(reference, 1));
-    await simulateRun(db, plan(reading, 1));
-    await simulateRun(db, plan(reading, 2));
+    await simulateRun(simDb(), plan(reference, 1));
+    await simulateRun(simDb(), plan(reading, 1));
+    await simulateRun(simDb(), plan(reading, 2));
     expect(reading.setups).toBe(1);
-    await simulateRun(db, plan(reading, 2, 1_000));
+    await simulateRun(simDb(), plan(reading, 2, 1_000));
     expect(reading.setups).toBe(2);
-    await simulateRun(db, plan(reference, 1));
+    await simulateRun(simDb(), plan(reference, 1));
     expect(reference.setups).toBe(2);
   }, 240_000);
 });
 
 describe('SimDatabase.prepare', () => {
-  const client = () => db.client('leaseproof-controller');
+  const client = () => simDb().client('leaseproof-controller');
   let setups = 0;
   const setup = {
     by: {},
@@ -100,12 +95,12 @@ describe('SimDatabase.prepare', () => {
 
   it("restores the setup's rows, identities and sequences instead of running it again", async () => {
     setups = 0;
-    expect(await db.prepare(setup, 1)).toBe(true);
+    expect(await simDb().prepare(setup, 1)).toBe(true);
     const { rows: uuid } = await client().query('SELECT gen_random_uuid() AS u');
     await client().query(
       `INSERT INTO t (v) VALUES ('run'); SELECT nextval('s'); DELETE FROM t WHERE v = 'setup-1'`,
     );
-    expect(await db.prepare(setup, 1)).toBe(false);
+    expect(await simDb().prepare(setup, 1)).toBe(false);
     expect(setups).toBe(1);
     expect(await rows()).toEqual([
       { id: 1, v: 'setup-1', w: 'setup-1!' },
@@ -120,7 +115,7 @@ describe('SimDatabase.prepare', () => {
 
   it('runs the setup again after a run that changed the schema', async () => {
     setups = 0;
-    await db.prepare(setup, 1);
+    await simDb().prepare(setup, 1);
     for (const ddl of [
       'ALTER TABLE t ADD COLUMN z int',
       'CREATE INDEX ON t (v)',
@@ -130,12 +125,12 @@ describe('SimDatabase.prepare', () => {
     ]) {
       const before = setups;
       await client().query(ddl);
-      expect(await db.prepare(setup, 1), ddl).toBe(true);
+      expect(await simDb().prepare(setup, 1), ddl).toBe(true);
       expect(setups, ddl).toBe(before + 1);
       expect(await rows()).toHaveLength(2);
     }
     // And not after a run that only wrote rows.
     await client().query(`INSERT INTO t (v) VALUES ('run')`);
-    expect(await db.prepare(setup, 1)).toBe(false);
+    expect(await simDb().prepare(setup, 1)).toBe(false);
   }, 60_000);
 });

@@ -1,9 +1,9 @@
 // A run in simulated time against a queue's own SQL on PGlite: the same history format and the
 // same checkers as a real run, one seed one history, and a known-bad queue's own SQL caught.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkHistory } from '../../../src/checker/index.js';
 import { builtInQueue } from '../../../src/adapters/registry.js';
-import { SimDatabase, SimulationLimitError } from '../../../src/sim/pglite/sim-database.js';
+import { SimulationLimitError } from '../../../src/sim/pglite/sim-database.js';
 import { SIM_EPOCH_MS, simulateRun, type SimRunPlan } from '../../../src/sim/pglite/sim-run.js';
 import { setTimeout as timersSetTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,14 +11,9 @@ import { randomUUID } from 'node:crypto';
 import type { QueueAdapter } from '../../../src/queue/types.js';
 import { loadScenario, scenarioToRunPlan } from '../../../src/scenario/load-scenario.js';
 import { simPlanOf } from '../../../src/sim/pglite/scenario-sim.js';
+import { useSimDatabase } from '../../support/sim-database.js';
 
-let db: SimDatabase;
-beforeAll(async () => {
-  db = await SimDatabase.start();
-}, 120_000);
-afterAll(async () => {
-  await db?.stop();
-});
+const simDb = useSimDatabase();
 
 const queue = (name: string): QueueAdapter => builtInQueue(name)!;
 const unit = (ms: number, effect = false) => ({ ms, sync: false, effect });
@@ -39,7 +34,7 @@ const plan = (name: string, seed = 3): SimRunPlan => ({
 
 describe('a run in simulated time on PGlite', () => {
   it("runs the reference queue's own SQL under the checkers: valid", async () => {
-    const history = await simulateRun(db, plan('reference'));
+    const history = await simulateRun(simDb(), plan('reference'));
     const end = history.events.at(-1);
     expect(end).toMatchObject({ type: 'end', drained: true });
     // The audit saw every claim by its worker's connection, on the simulated clock.
@@ -58,10 +53,10 @@ describe('a run in simulated time on PGlite', () => {
   }, 120_000);
 
   it('gives one history for one seed, byte for byte, and another for another seed', async () => {
-    const a = JSON.stringify(await simulateRun(db, plan('reference', 11)));
-    const b = JSON.stringify(await simulateRun(db, plan('reference', 11)));
+    const a = JSON.stringify(await simulateRun(simDb(), plan('reference', 11)));
+    const b = JSON.stringify(await simulateRun(simDb(), plan('reference', 11)));
     expect(b).toBe(a);
-    const c = JSON.stringify(await simulateRun(db, plan('reference', 12)));
+    const c = JSON.stringify(await simulateRun(simDb(), plan('reference', 12)));
     expect(c).not.toBe(a);
   }, 120_000);
 
@@ -75,7 +70,7 @@ describe('a run in simulated time on PGlite', () => {
       arrivalsMs: [0, 100, 5_000],
       faults: [],
     };
-    const history = await simulateRun(db, arrivals);
+    const history = await simulateRun(simDb(), arrivals);
     const jobs = history.events.filter((e) => e.type === 'job').map((e) => e.t - SIM_EPOCH_MS);
     expect(jobs).toHaveLength(3);
     // Each job's insert is on the clock at its arrival (its statement is the only one then).
@@ -99,9 +94,9 @@ describe('a run in simulated time on PGlite', () => {
       plans: Array.from({ length: 4 }, () => [unit(1_200)]),
       faults: [{ kind: 'pause', worker: 'w1', atMs: 300, forMs: 2_000 }],
     });
-    const reference = checkHistory(await simulateRun(db, pastLease('reference')));
+    const reference = checkHistory(await simulateRun(simDb(), pastLease('reference')));
     expect(reference.results.find((r) => r.id === 'I1')?.valid).toBe('valid');
-    const history = await simulateRun(db, pastLease('unconditional-ack'));
+    const history = await simulateRun(simDb(), pastLease('unconditional-ack'));
     const result = checkHistory(history);
     expect(result.results.find((r) => r.id === 'I1')?.valid).toBe('invalid');
   }, 120_000);
@@ -113,7 +108,7 @@ describe('a run in simulated time on PGlite', () => {
     // granted jobs after the fault to workers that had given up on their claims: I9 and I8 false
     // alarms on the reference); two latency toxics in place hold data one after the other.
     const delays = async (faults: SimRunPlan['faults']): Promise<Array<[number, number]>> => {
-      const history = await simulateRun(db, {
+      const history = await simulateRun(simDb(), {
         ...plan('reference'),
         workers: 2,
         plans: Array.from({ length: 2 }, () => Array.from({ length: 12 }, () => unit(100))),
@@ -155,7 +150,7 @@ describe('a run in simulated time on PGlite', () => {
     // worker's statement lost in the blackhole fails at the heal, and the worker reconnects and
     // claims at once. Waiting for the statement bound instead kept the worker from the job it
     // had just lost — an I8 false alarm on the reference that the real run did not show.
-    const history = await simulateRun(db, {
+    const history = await simulateRun(simDb(), {
       ...plan('reference'),
       workers: 2,
       plans: Array.from({ length: 4 }, () => Array.from({ length: 12 }, () => unit(100))),
@@ -183,7 +178,7 @@ describe('a run in simulated time on PGlite', () => {
     // instant the simulation read it as "a resurrected lease" (I1).
     const scenario = await loadScenario('scenarios/lone-worker-pause.yaml');
     const history = await simulateRun(
-      db,
+      simDb(),
       simPlanOf(scenarioToRunPlan(scenario, { queue: 'reused-token' }), queue('reused-token')),
     );
     const pids = (kind: string): Set<number | undefined> =>
@@ -213,8 +208,8 @@ describe('a run in simulated time on PGlite', () => {
   }, 120_000);
 
   it('refuses a transaction spread over statements, saying the simulation cannot model it', async () => {
-    await db.reset(1);
-    await expect(db.client('w1').query('BEGIN')).rejects.toBeInstanceOf(SimulationLimitError);
+    await simDb().reset(1);
+    await expect(simDb().client('w1').query('BEGIN')).rejects.toBeInstanceOf(SimulationLimitError);
   });
 
   it('ends a run whose queue opens a transaction in its claim in that limit, not in a verdict', async () => {
@@ -230,10 +225,10 @@ describe('a run in simulated time on PGlite', () => {
       },
     };
     await expect(
-      simulateRun(db, { ...plan('reference'), queue: transactional, faults: [] }),
+      simulateRun(simDb(), { ...plan('reference'), queue: transactional, faults: [] }),
     ).rejects.toThrow(/transaction over several statements/);
     // The next run starts clean.
-    const history = await simulateRun(db, { ...plan('reference'), faults: [] });
+    const history = await simulateRun(simDb(), { ...plan('reference'), faults: [] });
     expect(history.events.at(-1)).toMatchObject({ type: 'end', drained: true });
   }, 120_000);
 });
@@ -244,8 +239,8 @@ describe('a queue with a schema of its own (pg-boss, through its library)', () =
     // is no transaction left open across others, and a reset that dropped only public would
     // leave the second run's setup to fail on pgboss's types.
     const boss: SimRunPlan = { ...plan('pg-boss'), workers: 2, faults: [] };
-    const history = await simulateRun(db, boss);
-    const second = JSON.stringify(await simulateRun(db, boss));
+    const history = await simulateRun(simDb(), boss);
+    const second = JSON.stringify(await simulateRun(simDb(), boss));
     expect(second).toBe(JSON.stringify(history));
     expect(history.events.at(-1)).toMatchObject({ type: 'end', drained: true });
   }, 120_000);
@@ -253,7 +248,7 @@ describe('a queue with a schema of its own (pg-boss, through its library)', () =
 
 describe('after a simulated run', () => {
   it("leaves the process's clock, timers and randomness real", async () => {
-    await simulateRun(db, { ...plan('reference'), faults: [] });
+    await simulateRun(simDb(), { ...plan('reference'), faults: [] });
     // The ESM bindings of node:timers and node:timers/promises too: a seeding synced while the fake clock was installed
     // once left them fake, and the next real run's fault timeline never started.
     const fired = await Promise.race([
@@ -271,7 +266,7 @@ describe('after a simulated run', () => {
 
 describe('a run whose every worker is gone for good', () => {
   it('ends undrained instead of waiting for a clock nothing moves', async () => {
-    const history = await simulateRun(db, {
+    const history = await simulateRun(simDb(), {
       ...plan('reference'),
       workers: 1,
       faults: [{ kind: 'crash', worker: 'w1', atMs: 150, forMs: Infinity }],
