@@ -47,6 +47,8 @@ export const noStaleAck: Checker = {
       staleExtends: 0,
       staleCheckpoints: 0,
       staleFails: 0,
+      // Releases of already-expired claims, judged as sweeps (I8), not as anybody's writes.
+      sweeps: derived.sweeps.size,
     };
     for (const job of derived.jobs.values()) {
       for (const completion of job.completions) {

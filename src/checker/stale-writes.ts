@@ -3,7 +3,8 @@
  * and which of them committed for a claim that was no longer held: the "resurrected lease" half of
  * I1. A write is attributed to the latest claim of its job granted to the writing worker before
  * it; that claim expired when the clock passed its deadline (strict), or was replaced when a later
- * claim of the job was granted before the write (fenced, and always).
+ * claim of the job was granted before the write (fenced, and always). A sweep — a release of a
+ * claim already expired, made by no fail call (`DerivedHistory.sweeps`) — is nobody's write.
  */
 import type { DerivedClaim, DerivedHistory, DerivedJob } from '../history/derive-types.js';
 import type { AuditEvent } from '../history/types.js';
@@ -45,7 +46,7 @@ export function claimWrites(derived: DerivedHistory): ClaimWrite[] {
   const { events } = derived.history;
   for (let i = 0; i < events.length; i += 1) {
     const e = events[i]!;
-    if (e.type !== 'audit' || e.op !== 'update' || grants.has(i)) continue;
+    if (e.type !== 'audit' || e.op !== 'update' || grants.has(i) || derived.sweeps.has(i)) continue;
     if (e.liveness === true && !applied.has(i)) continue;
     // Any state before: a fail by job id can re-open a completed row, which is a write too.
     if (e.old === null || e.new === null || e.new.state === 'completed') continue;

@@ -79,14 +79,14 @@ export class CallWrites {
    * Indices of the audit writes on `complete`'s job that the call (`invoke` … `complete`) made:
    * by its backend pid when both it and the audit carry one, else by time.
    */
-  of(invoke: number, complete: number): number[] {
+  of(invoke: number, complete: number, tolerance = this.tolerance): number[] {
     const e = this.events[complete] as WorkerHistoryEvent;
     if (e.job === undefined) return [];
     const writes = this.writesByJob.get(e.job) ?? [];
     const pid = e.pid;
     if (pid === undefined || !this.auditHasPids) {
-      const from = (invoke >= 0 ? this.events[invoke]!.t : e.t) - this.tolerance;
-      const to = e.t + this.tolerance;
+      const from = (invoke >= 0 ? this.events[invoke]!.t : e.t) - tolerance;
+      const to = e.t + tolerance;
       return writes.filter((k) => {
         const a = this.events[k] as AuditEvent;
         return a.app === e.worker && a.stmtT >= from && a.stmtT <= to;
@@ -98,6 +98,31 @@ export class CallWrites {
       const a = this.events[k] as AuditEvent;
       return a.pid === pid && a.app === e.worker && a.t > from && a.t <= to;
     });
+  }
+
+  /**
+   * The audit writes the worker's fail calls made, each found as `of` finds a call's writes.
+   * A fail the database rejected (outcome `fail`: no row passed its fence) wrote nothing by its
+   * own word, so a write right after it on the same connection — the reap of the next poll —
+   * is not taken for it. Where the history has no backends, by time ± `tolerance`.
+   */
+  failWrites(tolerance: number): Set<number> {
+    const writes = new Set<number>();
+    const open = new Map<string, number>();
+    for (let i = 0; i < this.events.length; i += 1) {
+      const e = this.events[i]!;
+      if (e.type !== 'worker' || e.kind !== 'fail') continue;
+      const key = `${e.worker}\u0000${e.job ?? ''}\u0000${e.token ?? ''}`;
+      if (e.phase === 'invoke') {
+        open.set(key, i);
+        continue;
+      }
+      const invoke = open.get(key) ?? -1;
+      open.delete(key);
+      if (e.outcome === 'fail') continue;
+      for (const k of this.of(invoke, i, tolerance)) writes.add(k);
+    }
+    return writes;
   }
 
   /**

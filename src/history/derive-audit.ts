@@ -63,12 +63,28 @@ export function applyAudit(s: DerivationState, i: number, e: AuditEvent): void {
     // a worker's statement counts, so a harness touching finished rows is not one.
     else if (s.workerApps.has(e.app)) complete(s, i, e, job, null, 'update');
   } else if (current !== null) {
-    close(current, i, e, current.deadline, e.app === current.worker ? 'fail' : 'reap');
+    const swept = sweeps(s, i, e, current);
+    if (swept) s.sweeps.add(i);
+    close(current, i, e, current.deadline, e.app === current.worker && !swept ? 'fail' : 'reap');
     job.releases.push(i);
   } else if (old?.state !== next.state) {
     job.releases.push(i);
   }
   job.state = next.state;
+}
+
+/**
+ * Whether release `i` is a sweep: it returns to the queue a claim whose lease had passed by the
+ * database's clock when the write was judged, and no fail call on the job made it. Queues reap
+ * on the poll path (a worker's claim call first returns expired claims, River's rescuer and
+ * db-scheduler's dead-execution detection do it from a worker's process), so the connection
+ * that writes may be any worker's, the lost holder's own included; what the write does decides,
+ * not who sent it. A fail call's write stays the holder's word on its claim: late, it is a stale
+ * write (I1), and on another's live claim a revocation (I4).
+ */
+function sweeps(s: DerivationState, i: number, e: AuditEvent, claim: DerivedClaim): boolean {
+  const deadline = Math.max(e.old?.deadline ?? claim.deadline, claim.deadlineSetT);
+  return fenceT(e) > deadline && !s.failWrites.has(i);
 }
 
 /**

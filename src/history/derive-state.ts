@@ -3,6 +3,9 @@ import { DerivedJob, DerivedWorker, type DerivedClaim } from './derive-types.js'
 import { CallWrites } from './call-writes.js';
 import type { HistoryEvent, HistoryHeader } from './types.js';
 
+/** How far a fail's write may lie outside its call's span, where only times can match them. */
+const FAIL_TIME_TOLERANCE_MS = 10;
+
 /** The state of one derivation pass. */
 export class DerivationState {
   readonly jobs = new Map<string, DerivedJob>();
@@ -17,6 +20,9 @@ export class DerivationState {
   readonly warnings: string[] = [];
   /** Which of a worker's calls made an audit write, by backend identity. */
   readonly calls: CallWrites;
+  /** Audit writes that only returned an expired claim to the queue (see `DerivedHistory.sweeps`). */
+  readonly sweeps = new Set<number>();
+  private failWriteSet: Set<number> | undefined;
 
   constructor(
     readonly events: HistoryEvent[],
@@ -27,6 +33,14 @@ export class DerivationState {
     // connection reaches a lease beyond its own span, as unmoved-extensions has it.
     this.calls = new CallWrites(events, 0, header.lease.durationMs);
     for (const id of header.workers) this.workers.set(id, new DerivedWorker(id));
+  }
+
+  /** The audit writes made by workers' fail calls; found on first need. */
+  get failWrites(): Set<number> {
+    // A history without backends matches a fail by time: its worker times may be off the
+    // database clock by a few ms either way.
+    this.failWriteSet ??= this.calls.failWrites(FAIL_TIME_TOLERANCE_MS);
+    return this.failWriteSet;
   }
 
   /** The job, created on first sight. */

@@ -211,4 +211,11 @@ export interface DerivedHistory {
   readonly drained: boolean;
   /** Things the derivation could not make sense of, in a sentence each. */
   readonly warnings: string[];
+  /**
+   * Indices of the audit writes that were sweeps: each returned to the queue a claim whose lease
+   * had already passed on the database's clock, and no fail call on the job made it — whoever's
+   * connection it came from (a worker's claim call that reaps first, a library's rescuer). A
+   * sweep ends no live lease and is nobody's stale write; I8 judges its cadence.
+   */
+  readonly sweeps: ReadonlySet<number>;
 }

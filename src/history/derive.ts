@@ -77,6 +77,7 @@ function derive(history: History): DerivedHistory {
     endT,
     drained: end?.type === 'end' && end.drained,
     warnings: s.warnings,
+    sweeps: s.sweeps,
   };
 }
 
