@@ -1,6 +1,7 @@
 import type { QueueAdapter } from '../queue/types.js';
 import { referenceQueue } from '../queue/reference-queue.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
+import { CONTROL_QUEUES } from '../queue/control-queues.js';
 import { pgBossQueue } from './pg-boss.js';
 import { pgBossNativeQueue } from './pg-boss-native.js';
 import { graphileWorkerQueue } from './graphile-worker.js';
@@ -31,14 +32,16 @@ export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
 
 /**
  * The queues that ship with leaseproof, by the name `--queue` takes: the reference first, then
- * the known-bad variants, then the real libraries.
+ * the known-bad variants, the other correct queues (controls), then the real libraries.
  */
 export const builtInQueues: Readonly<Record<string, QueueAdapter>> = Object.freeze(
   Object.fromEntries(
-    [referenceQueue, ...KNOWN_BAD_VARIANTS.map((v) => v.queue), ...LIBRARY_QUEUES].map((q) => [
-      q.name,
-      q,
-    ]),
+    [
+      referenceQueue,
+      ...KNOWN_BAD_VARIANTS.map((v) => v.queue),
+      ...CONTROL_QUEUES,
+      ...LIBRARY_QUEUES,
+    ].map((q) => [q.name, q]),
   ),
 );
 

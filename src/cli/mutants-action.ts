@@ -14,6 +14,7 @@ export interface MutantsFlags {
   queue: string;
   scenarios?: string;
   variant?: string[];
+  control?: string[];
   minKills: string;
   out: string;
   env?: string;
@@ -37,6 +38,7 @@ export async function mutants(flags: MutantsFlags): Promise<void> {
       files,
       base: flags.queue,
       variants: flags.variant,
+      controls: flags.control,
       minKills,
       full: flags.full,
       out: flags.out,

@@ -20,6 +20,12 @@ export function mutantsCommand(): Command {
       'only this variant; repeatable (default: all)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
+    .option(
+      '--control <name|path>',
+      'another correct queue that must stay valid on every scenario; repeatable (default: ' +
+        'reap-on-poll with --queue reference, else none)',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .option('--min-kills <n>', 'scenarios that must catch each variant', '1')
     .option(
       '--full',

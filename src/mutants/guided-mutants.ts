@@ -91,7 +91,12 @@ export async function runGuided(
       const queues = picks.get(file) ?? new Set<string>();
       picks.set(file, queues.add(queue));
     };
-    if (round === 1) for (const { file } of loaded) pick(file, options.base);
+    // The base and the controls run on every scenario: a false alarm anywhere voids the matrix.
+    if (round === 1) {
+      for (const { file } of loaded) {
+        for (const q of [options.base, ...(options.controls ?? [])]) pick(file, q);
+      }
+    }
     for (const v of variants) {
       const picks = nextPicks(
         sim.leads.get(v.queue)!,
@@ -106,13 +111,15 @@ export async function runGuided(
     }
     if (picks.size === 0) break;
     const files = options.files.filter((f) => picks.has(f));
-    const queues = [options.base, ...variants.map((v) => v.queue)].filter((q) =>
-      files.some((f) => picks.get(f)!.has(q)),
-    );
+    const queues = [
+      options.base,
+      ...(options.controls ?? []),
+      ...variants.map((v) => v.queue),
+    ].filter((q) => files.some((f) => picks.get(f)!.has(q)));
     const cells = files.reduce((n, f) => n + picks.get(f)!.size, 0);
     options.log(
       round === 1
-        ? `real runs, round 1: ${options.base} on every scenario, and each variant on the scenarios ` +
+        ? `real runs, round 1: ${[options.base, ...(options.controls ?? [])].join(' and ')} on every scenario, and each variant on the scenarios ` +
             `that killed it in simulation (${cells} runs)`
         : `real runs, round ${round}: ${cells} more for ` +
             `${variants.filter((v) => progress.get(v.queue)!.realKills < minKills).length} ` +

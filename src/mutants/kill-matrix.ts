@@ -23,6 +23,8 @@ export interface KillMatrixInput {
   scenarios: readonly string[];
   /** The base queue's name. */
   base: string;
+  /** Other correct queues run on every scenario beside the base (default none). */
+  controls?: readonly string[] | undefined;
   /** The variants. */
   variants: readonly VariantSpec[];
   /** Kills each variant needs. */
@@ -81,6 +83,14 @@ export function buildKillMatrix(input: KillMatrixInput): KillMatrix {
   const baseCells = cellsOf(input.base, undefined);
   // The base runs everywhere, guided or not: a base cell not run is a false alarm all the same.
   const falseAlarms = baseCells.filter((c) => c.verdict !== 'valid').map((c) => c.scenario);
+  const controls = (input.controls ?? []).map((queue) => {
+    const cells = cellsOf(queue, undefined);
+    return {
+      queue,
+      cells,
+      falseAlarms: cells.filter((c) => c.verdict !== 'valid').map((c) => c.scenario),
+    };
+  });
   const variants: VariantRow[] = input.variants.map((v) => {
     const cells = cellsOf(v.queue, v.catches);
     const kills = cells.filter((c) => c.named).length;
@@ -101,11 +111,17 @@ export function buildKillMatrix(input: KillMatrixInput): KillMatrix {
     version: KILL_MATRIX_VERSION,
     scenarios: [...input.scenarios],
     base: { queue: input.base, cells: baseCells, falseAlarms },
+    controls,
     variants,
     score: { killed, total, percent: total === 0 ? 0 : Math.round((killed / total) * 1000) / 10 },
     minKills: input.minKills,
     weak,
-    ok: falseAlarms.length === 0 && total > 0 && killed === total && weak.length === 0,
+    ok:
+      falseAlarms.length === 0 &&
+      controls.every((c) => c.falseAlarms.length === 0) &&
+      total > 0 &&
+      killed === total &&
+      weak.length === 0,
     wallTimeMs: input.wallTimeMs,
     ...(input.guide !== undefined && { guide: input.guide }),
   };

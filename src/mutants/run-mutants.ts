@@ -5,6 +5,8 @@ import { suiteOptions } from './suite-options.js';
 import { runScenarios, type RunScenariosOptions } from '../run/run-scenarios.js';
 import { ConfigError } from '../errors.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
+import { CONTROL_QUEUES } from '../queue/control-queues.js';
+import { referenceQueue } from '../queue/reference-queue.js';
 import { closest } from '../suggest.js';
 import { updateReportIndex } from '../report/report-index.js';
 import { buildKillMatrix, type VariantSpec } from './kill-matrix.js';
@@ -30,6 +32,11 @@ export interface MutantsOptions extends Pick<
 > {
   /** The correct queue the built-in variants are variants of (`reference`). */
   base: string;
+  /**
+   * Other correct queues run on every scenario beside the base, which must stay valid too
+   * (default: the built-in controls, `CONTROL_QUEUES`, when the base is `reference`; else none).
+   */
+  controls?: string[] | undefined;
   /** Only these variants (default: every built-in one). */
   variants?: string[] | undefined;
   /** Kills each variant needs (default 1). */
@@ -82,13 +89,15 @@ export async function runMutants(options: MutantsOptions): Promise<MutantsResult
   if (!Number.isInteger(minKills) || minKills < 1) {
     throw new ConfigError(`--min-kills must be an integer >= 1; got ${String(options.minKills)}`);
   }
+  const controls = options.controls ?? defaultControls(options.base);
   const started = performance.now();
   if (options.full !== true) {
-    const guided = await runGuided(options, variants, minKills);
+    const guided = await runGuided({ ...options, controls }, variants, minKills);
     const matrix = buildKillMatrix({
       outcomes: guided.outcomes,
       scenarios: guided.scenarios,
       base: options.base,
+      controls,
       variants,
       minKills,
       wallTimeMs: performance.now() - started,
@@ -101,7 +110,7 @@ export async function runMutants(options: MutantsOptions): Promise<MutantsResult
   }
   const run = await runScenarios({
     files: options.files,
-    queues: [options.base, ...variants.map((v) => v.queue)],
+    queues: [options.base, ...controls, ...variants.map((v) => v.queue)],
     ...suiteOptions(options),
   });
   const scenarios = [...new Set(run.outcomes.map((o) => o.scenario))];
@@ -109,11 +118,17 @@ export async function runMutants(options: MutantsOptions): Promise<MutantsResult
     outcomes: run.outcomes,
     scenarios,
     base: options.base,
+    controls,
     variants,
     minKills,
     wallTimeMs: performance.now() - started,
   });
   return writeMatrix(matrix, run.dir, options.out);
+}
+
+/** The built-in controls go with the built-in base; another base's variants are the user's. */
+function defaultControls(base: string): string[] {
+  return base === referenceQueue.name ? CONTROL_QUEUES.map((q) => q.name) : [];
 }
 
 /** Writes the matrix beside its run's report, where the reports index shows it. */

@@ -131,6 +131,20 @@ export const failByIdQueue: ExtendingQueueAdapter = createReferenceQueue({
 });
 
 /**
+ * Releases a failed attempt by job and state, not by the claim's token: the error path of a
+ * worker whose claim was lost, running late, lands while another worker holds the job, and
+ * returns that worker's live claim to pending — it is served again while its holder still works
+ * (violates exclusive-claim, as an early revocation, and no-stale-ack).
+ */
+export const failWithoutTokenQueue: ExtendingQueueAdapter = createReferenceQueue({
+  name: 'fail-without-token',
+  description:
+    "Known bad: fail is fenced on the job, the state and the deadline but not the claim's " +
+    "token, so a lost claim's late error path releases the job from the worker that took it over.",
+  failFence: jobAndStateFence,
+});
+
+/**
  * Schedules a retry from the worker's `Date`: a worker clock running ahead parks the job far in
  * the future (violates no-lost-job).
  */
@@ -325,6 +339,11 @@ export const KNOWN_BAD_VARIANTS: readonly KnownBadVariant[] = Object.freeze([
     queue: failByIdQueue,
     catches: 'single-completion',
     change: 'fail re-enqueues a completed job',
+  },
+  {
+    queue: failWithoutTokenQueue,
+    catches: 'exclusive-claim',
+    change: 'fail fenced without the token',
   },
   {
     queue: retryOnWorkerClockQueue,

@@ -90,6 +90,13 @@ export interface ClaimRule {
   reclaimable: string;
   token: string;
   locking: 'skip-locked' | 'select-then-update' | 'unlocked-subquery';
+  /**
+   * Before it claims, the worker returns every claim whose lease has passed on the server's
+   * clock to `pending` in a statement of its own (`reap-on-poll`, the way River's rescuer,
+   * db-scheduler's dead-execution detection and pgqueuer's re-pick recover work from inside a
+   * worker). Default false: the claim predicate re-offers expired claims itself.
+   */
+  reapFirst?: boolean;
 }
 
 /** The reference claim: pending and due, or claimed under a lease already past; a fresh token. */
@@ -99,6 +106,22 @@ export const REFERENCE_CLAIM: Readonly<ClaimRule> = Object.freeze({
   token: 'gen_random_uuid()',
   locking: 'skip-locked',
 });
+
+/**
+ * The claim of `reap-on-poll`: expired claims are first returned to the queue by the claiming
+ * worker's own statement, then only pending rows are claimed. Correct: the reap releases only
+ * leases already past on the server's clock, which nobody holds any more.
+ */
+export const REAP_ON_POLL_CLAIM: Readonly<ClaimRule> = Object.freeze({
+  reclaimable: "status = 'pending' AND available_at <= now()",
+  token: 'gen_random_uuid()',
+  locking: 'skip-locked',
+  reapFirst: true,
+});
+
+/** The reap of `REAP_ON_POLL_CLAIM`: every claim past its deadline back to pending, at once. */
+const REAP_EXPIRED_SQL = `UPDATE ${REFERENCE_TABLE} SET status = 'pending', available_at = now()
+  WHERE status = 'claimed' AND lease_expires_at < now()`;
 
 /**
  * When a failed attempt becomes available again, as a timestamptz SQL expression; `delayMs` is
@@ -196,6 +219,7 @@ export function createReferenceQueue(options: ReferenceQueueOptions = {}): Exten
     },
 
     async claim(db, ctx) {
+      if (claimRule.reapFirst === true) await db.query(REAP_EXPIRED_SQL);
       const params = new SqlParams();
       const workerId = params.add(ctx.workerId);
       const leaseEnd = deadline(params, ctx.lease.durationMs, ctx);

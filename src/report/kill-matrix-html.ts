@@ -44,6 +44,14 @@ export function killMatrixTable(matrix: KillMatrix, base: string): string {
     .join(
       '',
     )}<td>${matrix.base.falseAlarms.length === 0 ? 'clean' : '<b>false alarm</b>'}</td><td></td><td>base</td></tr>`;
+  const controlRows = (matrix.controls ?? []).map(
+    (c) =>
+      `<tr><th>${h(c.queue)}</th>${c.cells
+        .map((cell) => link(c.queue, cell, cell.verdict === 'valid' ? '' : 'fa'))
+        .join(
+          '',
+        )}<td>${c.falseAlarms.length === 0 ? 'clean' : '<b>false alarm</b>'}</td><td></td><td>correct control</td></tr>`,
+  );
   const rows = matrix.variants.map((v) => {
     const status = v.status === 'killed' && matrix.weak.includes(v.queue) ? 'weak' : v.status;
     const cells = v.cells
@@ -54,7 +62,7 @@ export function killMatrixTable(matrix: KillMatrix, base: string): string {
   return `<table class="matrix">
 <thead><tr><th>queue</th>${head}<th>status</th><th>kills</th><th>must be caught by</th></tr></thead>
 <tbody>
-${[baseRow, ...rows].join('\n')}
+${[baseRow, ...controlRows, ...rows].join('\n')}
 </tbody>
 </table>
 <p>Mutation score <b>${matrix.score.percent}%</b> (${matrix.score.killed}/${matrix.score.total} killed) ·

@@ -22,7 +22,12 @@ export function cellMark(cell: KillCell): string {
 export function formatKillMatrix(matrix: KillMatrix): string {
   const numbers = matrix.scenarios.map((_, i) => String(i + 1));
   const width = Math.max(2, ...numbers.map((n) => n.length + 1));
-  const names = [matrix.base.queue, ...matrix.variants.map((v) => v.queue)];
+  const controls = matrix.controls ?? [];
+  const names = [
+    matrix.base.queue,
+    ...controls.map((c) => c.queue),
+    ...matrix.variants.map((v) => v.queue),
+  ];
   const nameWidth = Math.max(7, ...names.map((n) => n.length));
   const grid = (cells: KillCell[]): string =>
     cells.map((c) => cellMark(c).padStart(width)).join('');
@@ -33,6 +38,11 @@ export function formatKillMatrix(matrix: KillMatrix): string {
   lines.push(
     `${base.queue.padEnd(nameWidth)}  ${grid(base.cells)}   ${(base.falseAlarms.length === 0 ? 'clean' : 'FALSE ALARM').padEnd(13)}  -      (none: the base)`,
   );
+  for (const c of controls) {
+    lines.push(
+      `${c.queue.padEnd(nameWidth)}  ${grid(c.cells)}   ${(c.falseAlarms.length === 0 ? 'clean' : 'FALSE ALARM').padEnd(13)}  -      (none: a correct control)`,
+    );
+  }
   for (const v of matrix.variants) {
     const status = v.status === 'killed' && matrix.weak.includes(v.queue) ? 'weak' : v.status;
     lines.push(
@@ -50,6 +60,13 @@ export function formatKillMatrix(matrix: KillMatrix): string {
   lines.push('');
   if (base.falseAlarms.length > 0) {
     lines.push(`false alarm: ${base.queue} was not valid on ${base.falseAlarms.join(', ')}`);
+  }
+  for (const c of controls) {
+    if (c.falseAlarms.length > 0) {
+      lines.push(
+        `false alarm: ${c.queue} (a correct control) was not valid on ${c.falseAlarms.join(', ')}`,
+      );
+    }
   }
   for (const v of matrix.variants) {
     if (v.status === 'survived')

@@ -86,6 +86,11 @@ export interface KillMatrix {
   scenarios: string[];
   /** The correct queue the variants were made from, and how it fared. */
   base: { queue: string; cells: KillCell[]; falseAlarms: string[] };
+  /**
+   * Other correct queues (controls, e.g. `reap-on-poll`), each run on every scenario like the
+   * base: a checker that calls a correct design invalid is a false alarm that voids the matrix.
+   */
+  controls: { queue: string; cells: KillCell[]; falseAlarms: string[] }[];
   /** One row per variant. */
   variants: VariantRow[];
   /** Killed variants over all variants. */
@@ -94,7 +99,7 @@ export interface KillMatrix {
   minKills: number;
   /** Variants killed by fewer scenarios than `minKills`. */
   weak: string[];
-  /** Base clean, every variant killed by its named invariant at least `minKills` times. */
+  /** Base and controls clean, every variant killed by its named invariant at least `minKills` times. */
   ok: boolean;
   /** Wall time of the whole matrix, ms. */
   wallTimeMs: number;

@@ -122,6 +122,40 @@ describe('the kill matrix', () => {
     expect(formatKillMatrix(matrix)).toMatch(/false alarm: reference was not valid on s1, s2/);
   });
 
+  it('voids the matrix on a false alarm of a correct control, and shows the control clean otherwise', () => {
+    const outcomes = (control: string[]) => [
+      outcome('reference', 's1'),
+      outcome('reference', 's2'),
+      outcome('reap-on-poll', 's1', control),
+      outcome('reap-on-poll', 's2'),
+      outcome('bad-ack', 's1', ['no-stale-ack']),
+      outcome('bad-ack', 's2', ['no-stale-ack']),
+      outcome('bad-lease', 's1', ['lease-honored']),
+      outcome('bad-lease', 's2', ['lease-honored']),
+    ];
+    const input = {
+      scenarios,
+      base: 'reference',
+      controls: ['reap-on-poll'],
+      variants,
+      minKills: 1,
+      wallTimeMs: 1,
+    };
+    const clean = buildKillMatrix({ ...input, outcomes: outcomes([]) });
+    expect(clean.ok).toBe(true);
+    expect(formatKillMatrix(clean)).toMatch(
+      /^reap-on-poll\s+\. +\.\s+clean\s+-\s+\(none: a correct control\)/m,
+    );
+    expect(killMatrixTable(clean, 'r')).toContain('correct control');
+    const alarmed = buildKillMatrix({ ...input, outcomes: outcomes(['no-stale-ack']) });
+    expect(alarmed.controls[0]!.falseAlarms).toEqual(['s1']);
+    expect(alarmed.base.falseAlarms).toEqual([]);
+    expect(alarmed.ok).toBe(false);
+    expect(formatKillMatrix(alarmed)).toMatch(
+      /false alarm: reap-on-poll \(a correct control\) was not valid on s1/,
+    );
+  });
+
   it('in a guided matrix, a cell not run for real kills nothing and shows what the simulation said', () => {
     const matrix = buildKillMatrix({
       outcomes: [

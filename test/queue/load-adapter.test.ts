@@ -22,6 +22,7 @@ const BUILT_IN = [
   'lease-in-seconds',
   'worker-clock-lease',
   'fail-by-id',
+  'fail-without-token',
   'retry-on-worker-clock',
   'main-thread-heartbeat',
   'no-watchdog',
@@ -31,6 +32,8 @@ const BUILT_IN = [
   'extend-without-token',
   'check-then-write',
   'heartbeat-ignores-errors',
+  // The correct controls: the reference's lease built another way (reap on the poll path).
+  'reap-on-poll',
   // The real libraries (src/adapters/), driven through their own code: their statements under
   // leaseproof's loop, and (`-native`) their own loops.
   'pg-boss',
