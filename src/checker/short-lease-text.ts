@@ -12,10 +12,10 @@ import { SHORT_LEASE_FRACTION } from './short-leases.js';
  * configured lease, and where the deadline was counted from.
  */
 export function shortLeaseWarning(short: readonly LeaseLeft[], total: number): string {
-  const what = short[0]!.what === 'grant' ? 'grants' : 'extensions';
-  const lease = short[0]!.leaseMs;
+  const grants = short[0]!.what === 'grant';
+  const lease = `${short[0]!.leaseMs}ms ${grants ? 'lease' : 'extension (extendBy)'}`;
   return (
-    `${short.length} of ${total} ${what} left their holder short of the ${lease}ms lease ` +
+    `${short.length} of ${total} ${grants ? 'grants' : 'extensions'} left their holder short of the ${lease} ` +
     `(by more than ε + ${SHORT_LEASE_FRACTION * 100} %): ${leftWords(short)}. The deadline was ` +
     `counted from ${originWords(short)} — right by I6, which accepts now() of the transaction, ` +
     `but a write that comes long after that start leaves its holder this much less`

@@ -3,6 +3,8 @@ import { leaseHonored } from '../../src/checker/lease-honored.js';
 import { noLostJob } from '../../src/checker/no-lost-job.js';
 import { cleanRun } from './fixtures/anomalies.js';
 import { claimsInLongTransactions } from './fixtures/short-leases.js';
+import { HistoryBuilder } from './fixtures/history-builder.js';
+import { TXN_LEASE } from './fixtures/short-leases.js';
 import { check } from './support.js';
 
 // Issue 38 §3: every grant's deadline 1.2 s after its transaction began, written 1.2 s after
@@ -42,6 +44,24 @@ describe('short leases: a deadline from a transaction begun long before the writ
     expect(result.warnings?.[0]).toMatch(
       /300ms \(worst 300ms\) when the answer reached the worker/,
     );
+  });
+
+  it('warns of an extension written long after its transaction began, apart from grants', () => {
+    const b = new HistoryBuilder(['w1'], { lease: TXN_LEASE });
+    b.enqueue('1', 0).grant('1', 'w1', 'a', 10);
+    // Its transaction began at +1000; the UPDATE ran at +1600; deadline +1000 + extendBy.
+    b.extend('1', 'w1', 1_600, 1_000 + TXN_LEASE.extendByMs).ack('1', 'w1', 1_700, 'a');
+    const history = b.end(2_000).build();
+    for (const e of history.events) {
+      if (e.type === 'audit' && e.stmtT - history.header.startedAt === 1_600) e.txnT -= 600;
+    }
+    const result = check(leaseHonored, history);
+    expect(result.counts).toMatchObject({ shortGrants: 0, shortExtensions: 1 });
+    expect(result.warnings).toEqual([
+      expect.stringMatching(
+        /^1 of 1 extensions left their holder short of the 2000ms extension \(extendBy\) .*: a median 1400ms at the write .* counted from the transaction's start \(now\(\)\), a median 600ms/,
+      ),
+    ]);
   });
 
   it('says nothing of a lead within ε + 10 % of the lease, nor of a clean run', () => {
