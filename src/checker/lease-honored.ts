@@ -8,6 +8,10 @@
  * An extension the worker saw succeed whose write left the deadline where it was — or that wrote
  * nothing — is a violation too (`unmovedExtensions`): the worker believes in a lease the
  * database never granted.
+ *
+ * A deadline counted from a transaction's start that came long before the write is honored, but
+ * it leaves its holder less than the lease: that is a warning with the figures (`short-leases`),
+ * not a violation — the arithmetic is right, and what it costs shows in I3 and I8.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
@@ -15,6 +19,8 @@ import type { AuditEvent } from '../history/types.js';
 import { EvidenceLog, at, claimRef, historyWarnings, eventRef, faultsDuring } from './evidence.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { unmovedExtensions } from './unmoved-extensions.js';
+import { isShort, leasesLeft, type LeaseLeft } from './short-leases.js';
+import { ms, shortLeaseWarning } from './short-lease-text.js';
 import { toResult } from './result.js';
 import { round } from './stats.js';
 import type { Checker } from './types.js';
@@ -40,6 +46,8 @@ export const leaseHonored: Checker = {
       offExtensions: 0,
       workerExtensions: 0,
       unmovedExtensions: 0,
+      shortGrants: 0,
+      shortExtensions: 0,
     };
     let maxOff = 0;
     for (const claim of derived.claims) {
@@ -95,14 +103,52 @@ export const leaseHonored: Checker = {
         faults: faultsDuring(derived, [u.worker], invoke.t, events[u.complete]!.t),
       });
     }
+    const tolerance = controllerTolerance(history, options);
+    const left = leasesLeft(derived, options.epsilonMs, tolerance);
+    const short = left.filter((l) => isShort(l, options.epsilonMs));
+    const shortOf = (what: LeaseLeft['what']) => short.filter((l) => l.what === what);
+    counts.shortGrants = shortOf('grant').length;
+    counts.shortExtensions = shortOf('extension').length;
+    const warnings = historyWarnings(derived);
+    const examples = new EvidenceLog(options.maxEvidence);
+    for (const [what, total] of [
+      ['grant', counts.grants],
+      ['extension', counts.extensions],
+    ] as const) {
+      const these = shortOf(what);
+      if (these.length === 0) continue;
+      warnings.push(shortLeaseWarning(these, total));
+      // The shortest of them is the example the reports pin on the timeline.
+      const worst = these.reduce((a, b) => (b.atWriteMs < a.atWriteMs ? b : a));
+      if (examples.take()) examples.add(shortEvidence(derived, worst));
+    }
     return toResult(META, options, {
       violations,
       counts,
       stats: { maxOffsetMs: round(maxOff) },
-      warnings: historyWarnings(derived),
+      warnings,
+      warningEvidence: examples,
     });
   },
 };
+
+/** The shortest lease a grant or extension left: the example of I6's warning. */
+function shortEvidence(derived: DerivedHistory, l: LeaseLeft) {
+  const e = derived.history.events[l.index] as AuditEvent;
+  const answer = Number.isNaN(l.atAnswerMs)
+    ? ''
+    : `, ${ms(l.atAnswerMs)} when the answer reached ${e.app} ${ms(l.answerAfterMs)} later`;
+  return {
+    job: l.claim.job.id,
+    message:
+      `${l.what} by ${e.app} written at ${at(derived, e.t)} left ${ms(l.atWriteMs)} of the ` +
+      `${l.leaseMs}ms lease${answer}: its deadline ${at(derived, e.new!.deadline!)} was counted ` +
+      `from the ${l.countedFrom}'s start, ${ms(l.countedBeforeMs)} before the write`,
+    claims: [claimRef(l.claim)],
+    events: [eventRef(derived, l.index, `${l.what} left ${ms(l.atWriteMs)}`)],
+    faults: faultsDuring(derived, [l.claim.worker], e.txnT, e.t),
+  };
+}
 
 /** Deadline minus (statement time + lease), by the closer of stmtT and txnT; NaN without one. */
 function offBy(e: AuditEvent, leaseMs: number): number {

@@ -3,11 +3,19 @@
  * dead-lettered, when the scenario allows it (`header.allowDeadLetter`). It needs the whole
  * history: a cut history says `unknown`, and so does a lost job while a fault never healed,
  * since the invariant only speaks of a queue whose faults have healed.
+ *
+ * A job claimed again and again without completing is often a job whose claims were left too
+ * little of their lease to finish (a claim in a transaction begun long before its write, over a
+ * slow link): its evidence then says how little, and why (`short-leases`), since I6 — which
+ * accepts such a deadline — only warns.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedJob } from '../history/derive-types.js';
+import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
 import { EvidenceLog, at, claimRef, eventRef, faultsDuring } from './evidence.js';
-import { resolveOptions } from './options.js';
+import { controllerTolerance, resolveOptions } from './options.js';
+import { isShort, leasesLeft, type LeaseLeft } from './short-leases.js';
+import { shortClaimsClause } from './short-lease-text.js';
 import { toResult } from './result.js';
 import type { Checker, EvidenceEvent } from './types.js';
 
@@ -27,6 +35,7 @@ export const noLostJob: Checker = {
     // A queue that declares no retries cannot complete a job whose first attempts fail by plan:
     // such a job ending failed is what the scenario asked of a queue it does not fit, not a loss.
     const needsRetries = lacksRetries(history);
+    let shortGrants: Map<DerivedClaim, LeaseLeft> | undefined;
     const counts = { jobs: 0, completed: 0, deadLettered: 0, failedWithoutRetries: 0, lost: 0 };
     if (derived.endIndex < 0) {
       return toResult(META, options, {
@@ -53,9 +62,16 @@ export const noLostJob: Checker = {
       }
       counts.lost += 1;
       if (!violations.take()) continue;
+      shortGrants ??= shortGrantsOf(
+        derived,
+        options.epsilonMs,
+        controllerTolerance(history, options),
+      );
       violations.add({
         job: job.id,
-        message: `${describe(job, dead)} when the run ended at ${at(derived, derived.endT)}`,
+        message:
+          `${describe(job, dead)} when the run ended at ${at(derived, derived.endT)}` +
+          shortClaims(job, shortGrants),
         claims: job.claims.slice(-3).map(claimRef),
         events: lastEvents(job),
         faults: faultsDuring(
@@ -111,6 +127,24 @@ export const noLostJob: Checker = {
     }
   },
 };
+
+/** The grants that left their holder short of the lease, by claim (computed once per check). */
+function shortGrantsOf(
+  derived: DerivedHistory,
+  epsilonMs: number,
+  tolerance: number,
+): Map<DerivedClaim, LeaseLeft> {
+  const short = leasesLeft(derived, epsilonMs, tolerance).filter(
+    (l) => l.what === 'grant' && isShort(l, epsilonMs),
+  );
+  return new Map(short.map((l) => [l.claim, l]));
+}
+
+/** `: each of its 9 claims was left …` when the job's claims were left short leases, else ''. */
+function shortClaims(job: DerivedJob, short: Map<DerivedClaim, LeaseLeft>): string {
+  const these = job.claims.flatMap((c) => short.get(c) ?? []);
+  return these.length === 0 ? '' : `: ${shortClaimsClause(these, job.claims.length)}`;
+}
 
 /**
  * Why a failed job is not judged, when the scenario fails early attempts by plan and the queue
