@@ -10,6 +10,11 @@
  *
  * An overrun that the holder's unexplained starvation accounts for (it waited at least that long
  * for a CPU in the meantime) is not judged: see `starvation.ts`.
+ *
+ * A queue without lease extension has no heartbeat to learn of a loss by, but its worker knows
+ * the deadline it was given: the bound is then the longest unit + ε from the expiry. River
+ * cancels the handler's context at `JobTimeout` and keeps it; pg-boss 10 never stops an expired
+ * handler (its issue 555), and this is where that shows.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
@@ -24,7 +29,6 @@ import {
   faultsDuring,
 } from './evidence.js';
 import { FROZEN_KINDS, coveredMs } from './fault-windows.js';
-import { noExtensionWhy } from './no-extension.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
 import { StarvedVerdicts, starvationOn } from './starvation.js';
@@ -43,7 +47,9 @@ export const boundedZombie: Checker = {
     const options = resolveOptions(partial);
     const derived = deriveHistory(history);
     const events = history.events;
-    const { heartbeatMs } = history.header.lease;
+    // No lease extension: no heartbeat term, the worker's own deadline is its watchdog.
+    const noHeartbeat = history.header.queueTerms?.extendsLease === false;
+    const heartbeatMs = noHeartbeat ? 0 : history.header.lease.heartbeatMs;
     const workerTolerance = controllerTolerance(history, options);
     const violations = new EvidenceLog(options.maxEvidence);
     const counts = { claimsLost: 0, zombies: 0, overBound: 0, unjudged: 0, starved: 0 };
@@ -85,7 +91,9 @@ export const boundedZombie: Checker = {
         flagged = true;
         counts.overBound += 1;
         if (violations.take()) {
-          violations.add(evidence(derived, claim, index, lostAt, byWorker, bound, frozen));
+          violations.add(
+            evidence(derived, claim, index, lostAt, byWorker, bound, frozen, noHeartbeat),
+          );
         }
       }
       if (Number.isNaN(lastAfter)) continue;
@@ -93,20 +101,12 @@ export const boundedZombie: Checker = {
       if (!judged) counts.unjudged += 1;
       windows.push(lastAfter - lostAt);
     }
-    // Without a heartbeat the bound has no first term: the windows are reported, not judged.
-    const noHeartbeat = noExtensionWhy(
-      history,
-      'the watchdog bound is one heartbeat period + one unit, and there is no heartbeat; ' +
-        `the zombie windows are reported (${counts.zombies}), not judged`,
-    );
     return toResult(META, options, {
-      violations: noHeartbeat === undefined ? violations : new EvidenceLog(0),
+      violations,
       counts,
       stats: { zombieWindowMs: distribution(windows) },
       warnings: historyWarnings(derived),
-      ...(noHeartbeat !== undefined
-        ? { unknownWhy: noHeartbeat }
-        : (unknownWhyOf(counts.unjudged, starved) ?? {})),
+      ...(unknownWhyOf(counts.unjudged, starved) ?? {}),
     });
   },
 };
@@ -136,6 +136,7 @@ function evidence(
   byWorker: boolean,
   bound: number,
   frozen: number,
+  noHeartbeat: boolean,
 ): Evidence {
   const effect = derived.history.events[effectIndex] as EffectEvent;
   const how = byWorker ? 'the worker reported it lost' : 'it expired';
@@ -149,7 +150,8 @@ function evidence(
       `${claim.worker} did the effect of unit ${effect.unit} at ${at(derived, effect.t)}, ` +
       `${round(effect.t - lostAt)}ms after its claim ${claim.attempt} was lost at ` +
       `${at(derived, lostAt)} (${how}); the watchdog bound is ${round(bound)}ms ` +
-      `(heartbeat + longest unit + ε${frozen > 0 ? ` + ${round(frozen)}ms frozen` : ''})`,
+      `(${noHeartbeat ? 'no heartbeat: from the deadline, ' : 'heartbeat + '}longest unit + ε` +
+      `${frozen > 0 ? ` + ${round(frozen)}ms frozen` : ''})`,
     claims: [claimRef(claim)],
     events: events.sort((a, b) => a.index - b.index),
     faults: faultsDuring(derived, [claim.worker], lostAt, effect.t),

@@ -1,14 +1,25 @@
 import { describeError } from '../errors.js';
 import type { History } from '../history/types.js';
 import { resolveOptions } from './options.js';
-import type { CheckOptions, CheckResult, Checker, CompositeResult, Verdict } from './types.js';
+import type {
+  CheckOptions,
+  CheckResult,
+  Checker,
+  CompositeResult,
+  CompositeVerdict,
+  Verdict,
+} from './types.js';
 
-const RANK: Record<Verdict, number> = { valid: 0, unknown: 1, invalid: 2 };
+const RANK: Record<Verdict, number> = { valid: 0, 'n/a': 0, unknown: 1, invalid: 2 };
 
-/** Merges verdicts as Jepsen does: invalid > unknown > valid; no verdicts at all is valid. */
-export function composeVerdicts(verdicts: Iterable<Verdict>): Verdict {
-  let worst: Verdict = 'valid';
-  for (const v of verdicts) if (RANK[v] > RANK[worst]) worst = v;
+/**
+ * Merges verdicts as Jepsen does: invalid > unknown > valid, where `n/a` (a property the queue
+ * does not promise) counts as valid; no verdicts at all is valid. Never `n/a`: a run whose
+ * checkers all said `n/a` broke no promise.
+ */
+export function composeVerdicts(verdicts: Iterable<Verdict>): CompositeVerdict {
+  let worst: CompositeVerdict = 'valid';
+  for (const v of verdicts) if (v !== 'n/a' && RANK[v] > RANK[worst]) worst = v;
   return worst;
 }
 

@@ -121,7 +121,7 @@ export const explainedExpiry: Checker = {
         counts,
         warnings: historyWarnings(derived),
         warningEvidence: unexplained,
-        unknownWhy: noHeartbeat,
+        naWhy: noHeartbeat,
       });
     }
     return toResult(META, options, {

@@ -8,6 +8,10 @@
  * little of their lease to finish (a claim in a transaction begun long before its write, over a
  * slow link): its evidence then says how little, and why (`short-leases`), since I6 — which
  * accepts such a deadline — only warns.
+ *
+ * A queue that declares no lease extension cannot complete a job whose work outlasts one lease:
+ * such a job is not lost but out of the queue's promise, and when only such jobs are not done
+ * the verdict is `n/a`, with the reason. Any other job not done is still a violation.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedJob } from '../history/derive-types.js';
@@ -36,7 +40,20 @@ export const noLostJob: Checker = {
     // such a job ending failed is what the scenario asked of a queue it does not fit, not a loss.
     const needsRetries = lacksRetries(history);
     let shortGrants: Map<DerivedClaim, LeaseLeft> | undefined;
-    const counts = { jobs: 0, completed: 0, deadLettered: 0, failedWithoutRetries: 0, lost: 0 };
+    // A queue that declares no lease extension promises nothing for a job whose work outlasts
+    // its lease: each claim expires under it (pg-boss 10, graphile-worker, River say so).
+    const leaseMs = history.header.lease.durationMs;
+    const noExtension = history.header.queueTerms?.extendsLease === false;
+    const outlastsLease = (job: DerivedJob): boolean => noExtension && job.totalMs > leaseMs;
+    const counts = {
+      jobs: 0,
+      completed: 0,
+      deadLettered: 0,
+      failedWithoutRetries: 0,
+      needsExtension: 0,
+      lost: 0,
+    };
+    let longest = 0;
     if (derived.endIndex < 0) {
       return toResult(META, options, {
         violations,
@@ -58,6 +75,11 @@ export const noLostJob: Checker = {
       }
       if (dead && needsRetries !== undefined) {
         counts.failedWithoutRetries += 1;
+        continue;
+      }
+      if (outlastsLease(job)) {
+        counts.needsExtension += 1;
+        longest = Math.max(longest, job.totalMs);
         continue;
       }
       counts.lost += 1;
@@ -105,6 +127,18 @@ export const noLostJob: Checker = {
         counts,
         warnings,
         unknownWhy: `${counts.failedWithoutRetries} job(s) ended failed: ${needsRetries}`,
+      });
+    }
+    if (counts.lost === 0 && counts.needsExtension > 0) {
+      return toResult(META, options, {
+        violations,
+        counts,
+        warnings,
+        naWhy:
+          `queue "${history.header.queue}" declares no lease extension, and the ` +
+          `${counts.needsExtension} job(s) not done need more than one ${leaseMs}ms lease of work ` +
+          `(the longest ${Math.round(longest)}ms): every claim of such a job expires under it, ` +
+          'by the queue’s design; the scenario asks for what it does not promise',
       });
     }
     return toResult(META, options, { violations, counts, warnings });

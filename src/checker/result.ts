@@ -11,6 +11,12 @@ export interface Findings {
   warningEvidence?: EvidenceLog;
   /** Set when the checker cannot tell; ignored when there are violations. */
   unknownWhy?: string;
+  /**
+   * Set when the queue does not promise what the checker judges (no lease extension, a
+   * per-worker lease, …): the verdict is `n/a` with this reason, unless a violation or a reason
+   * not to know comes first.
+   */
+  naWhy?: string;
 }
 
 /**
@@ -22,8 +28,15 @@ export function toResult(
   options: CheckOptions,
   findings: Findings,
 ): CheckResult {
-  const { violations, counts, stats, warnings, warningEvidence, unknownWhy } = findings;
-  const valid = violations.count > 0 ? 'invalid' : unknownWhy !== undefined ? 'unknown' : 'valid';
+  const { violations, counts, stats, warnings, warningEvidence, unknownWhy, naWhy } = findings;
+  const valid =
+    violations.count > 0
+      ? 'invalid'
+      : unknownWhy !== undefined
+        ? 'unknown'
+        : naWhy !== undefined
+          ? 'n/a'
+          : 'valid';
   const evidence = violations.items.length > 0 ? violations.items : (warningEvidence?.items ?? []);
   return {
     checker: checker.name,
@@ -35,5 +48,6 @@ export function toResult(
     epsilonMs: options.epsilonMs,
     ...(warnings !== undefined && warnings.length > 0 && { warnings }),
     ...(valid === 'unknown' && { why: unknownWhy }),
+    ...(valid === 'n/a' && { why: naWhy }),
   };
 }

@@ -1,13 +1,22 @@
 /**
  * The checker contract: a pure function from a history to a verdict, as Jepsen's checkers are.
  * `valid` / `invalid` (with evidence) / `unknown` (with why: the history was cut, the checker
- * threw). Composition is invalid > unknown > valid.
+ * threw) / `n/a` (with why: the queue does not promise this property — it declares no lease
+ * extension, its lease is per worker, it fences the holder). Composition is
+ * invalid > unknown > valid = n/a: a queue that keeps every promise it makes is valid.
  */
 import type { FaultKind, History, HistoryEvent } from '../history/types.js';
 import type { ClaimEnd } from '../history/derive-types.js';
 
-/** Jepsen's three-valued verdict. */
-export type Verdict = 'valid' | 'invalid' | 'unknown';
+/**
+ * Jepsen's three-valued verdict, and `n/a`: not "could not judge" (`unknown`) but "the queue
+ * does not promise this", with the reason. One checker's result may be `n/a`; a composite of
+ * several never is (it counts as `valid` there).
+ */
+export type Verdict = 'valid' | 'invalid' | 'unknown' | 'n/a';
+
+/** The verdict of several checkers together: never `n/a` (see `composeVerdicts`). */
+export type CompositeVerdict = Exclude<Verdict, 'n/a'>;
 
 /** The invariant ids of design.md. */
 export type InvariantId = 'I1' | 'I2' | 'I3' | 'I4' | 'I5' | 'I6' | 'I7' | 'I8' | 'I9';
@@ -115,7 +124,7 @@ export interface CheckResult {
   epsilonMs: number;
   /** What is suspicious but not a violation (e.g. an unexplained expiry by default). */
   warnings?: string[];
-  /** Why the verdict is `unknown`. */
+  /** Why the verdict is `unknown`, or why the property does not apply (`n/a`). */
   why?: string;
 }
 
@@ -133,8 +142,8 @@ export interface Checker {
 
 /** The verdict of several checkers. */
 export interface CompositeResult {
-  /** invalid > unknown > valid over the parts. */
-  valid: Verdict;
+  /** invalid > unknown > valid (= n/a) over the parts. */
+  valid: CompositeVerdict;
   /** Each checker's result, in the order they ran. */
   results: CheckResult[];
   /** The options the checkers ran with. */

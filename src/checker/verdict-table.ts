@@ -1,6 +1,11 @@
 import type { CheckResult, CompositeResult } from './types.js';
 
-const VERDICT_TEXT = { valid: 'valid', invalid: 'INVALID', unknown: 'unknown' } as const;
+const VERDICT_TEXT = {
+  valid: 'valid',
+  invalid: 'INVALID',
+  unknown: 'unknown',
+  'n/a': 'n/a',
+} as const;
 
 /**
  * The verdict as a text table: one row per checker (name, verdict, counts, first evidence — or
@@ -36,7 +41,7 @@ export function formatVerdictTable(result: CompositeResult): string {
 }
 
 function firstWord(r: CheckResult): string {
-  if (r.valid === 'unknown') return r.why ?? '';
+  if (r.valid === 'unknown' || r.valid === 'n/a') return r.why ?? '';
   const first = r.evidence[0];
   if (r.valid === 'invalid' && first !== undefined) return `job ${first.job}: ${first.message}`;
   const warning = r.warnings?.[0];

@@ -1,13 +1,13 @@
 /** What `leaseproof check` does, loaded only when it runs (check-command.ts defines the verb). */
 import { checkHistory } from '../checker/index.js';
 import { formatVerdictTable } from '../checker/verdict-table.js';
-import type { Verdict } from '../checker/types.js';
+import type { CompositeVerdict } from '../checker/types.js';
 import { LeaseproofError } from '../errors.js';
 import type { History } from '../history/types.js';
 import { readHistory } from '../history/jsonl.js';
 import { parseEpsilon } from './epsilon-option.js';
 
-const EXIT_CODES: Record<Verdict, number> = { valid: 0, invalid: 1, unknown: 2 };
+const EXIT_CODES: Record<CompositeVerdict, number> = { valid: 0, invalid: 1, unknown: 2 };
 
 /** The flags of `check`, as commander parses them. */
 export interface CheckFlags {

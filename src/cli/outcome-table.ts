@@ -2,7 +2,7 @@ import { textTable } from '../text-table.js';
 import type { ScenarioVerdict } from '../report/verdict-types.js';
 import type { ScenarioOutcome } from '../run/run-scenarios.js';
 
-const MARK: Record<string, string> = { valid: 'ok', invalid: 'FAIL', unknown: '?' };
+const MARK: Record<string, string> = { valid: 'ok', invalid: 'FAIL', unknown: '?', 'n/a': 'n/a' };
 const IDS = ['I1', 'I2', 'I3', 'I4', 'I5', 'I6', 'I7', 'I8', 'I9'];
 
 /** One row of the verdict table: a scenario × queue and how each invariant judged it. */

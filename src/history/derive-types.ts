@@ -120,6 +120,8 @@ export class DerivedJob {
   plan = -1;
   /** The longest unit of the handler plan, ms; NaN without a plan. */
   maxUnitMs = NaN;
+  /** All units of the handler plan together, ms; NaN without a plan or in an older history. */
+  totalMs = NaN;
   /** Claims in grant order. */
   readonly claims: DerivedClaim[] = [];
   /** Completions in commit order. */

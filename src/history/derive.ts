@@ -55,6 +55,7 @@ function derive(history: History): DerivedHistory {
         const job = s.job(event.job);
         if (job.plan < 0) job.plan = i;
         job.maxUnitMs = event.maxUnitMs;
+        job.totalMs = event.totalMs ?? NaN;
         break;
       }
       case 'end':

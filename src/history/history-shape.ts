@@ -109,7 +109,7 @@ const EVENTS: Record<HistoryEvent['type'], Shape> = {
     id: string,
     detail: optional(record),
   },
-  job: { t: number, job: string, units: number, maxUnitMs: number },
+  job: { t: number, job: string, units: number, maxUnitMs: number, totalMs: optional(number) },
   end: { t: number, drained: boolean },
 };
 

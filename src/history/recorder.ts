@@ -99,7 +99,8 @@ export class HistoryRecorder {
     ids.forEach((job, i) => {
       const units = plans[i] ?? [];
       const maxUnitMs = units.reduce((max, u) => Math.max(max, u.ms), 0);
-      this.jobs.push({ type: 'job', t, job, units: units.length, maxUnitMs });
+      const totalMs = units.reduce((sum, u) => sum + u.ms, 0);
+      this.jobs.push({ type: 'job', t, job, units: units.length, maxUnitMs, totalMs });
     });
   }
 

@@ -70,7 +70,10 @@ export interface QueueTermsRecord {
   notes: string[];
   /** Library constants the run replaced (time compression), each with its statement. */
   rescaled: RescaledConstant[];
-  /** Whether the queue extends leases; false: no heartbeat, and I7 and I9 cannot judge. */
+  /**
+   * Whether the queue extends leases; false: no heartbeat — I9 is n/a, I7 is judged from the
+   * deadline, and I3 is n/a for jobs whose work outlasts one lease.
+   */
   extendsLease: boolean;
   /** The library's background sweep the harness ran, and how often. */
   maintenance?: { description: string; intervalMs: number };
@@ -225,6 +228,11 @@ export interface JobEvent {
   units: number;
   /** The longest unit, ms (the watchdog bound of bounded-zombie uses it). */
   maxUnitMs: number;
+  /**
+   * All its units together, ms: the work one claim must hold its lease through (no-lost-job
+   * asks it of a queue without lease extension). Absent from histories recorded before it was.
+   */
+  totalMs?: number;
 }
 
 /** The last line of a complete history: the run ended and was read to the end. */

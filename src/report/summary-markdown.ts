@@ -14,7 +14,7 @@ import type { VerdictExpectations } from './verdict-types.js';
 /** Evidence items shown per checker; the rest are in verdict.json. */
 export const SUMMARY_EVIDENCE = 3;
 
-const MARK: Record<Verdict, string> = { valid: '✅', invalid: '❌', unknown: '❓' };
+const MARK: Record<Verdict, string> = { valid: '✅', invalid: '❌', unknown: '❓', 'n/a': '➖' };
 
 /** The checkers' columns: every checker that ran in some scenario, in invariant order. */
 export function invariantColumns(verdict: VerdictFile): { id: string; checker: string }[] {
@@ -163,7 +163,9 @@ function checkerSection(s: ScenarioVerdict, c: CheckerVerdict): string[] {
     .join(', ');
   const mark = c.verdict === 'valid' ? '⚠️' : MARK[c.verdict];
   const lines = [`### ${mark} ${c.id} ${md(c.checker)}: ${c.verdict} (${counts})`, ''];
-  if (c.why !== null) lines.push(`Why unknown: ${md(c.why)}`, '');
+  if (c.why !== null) {
+    lines.push(`${c.verdict === 'n/a' ? 'Why not applicable' : 'Why unknown'}: ${md(c.why)}`, '');
+  }
   for (const w of c.warnings) lines.push(`- Warning: ${md(w)}`);
   if (c.warnings.length > 0) lines.push('');
   const kind = c.verdict === 'invalid' ? 'Violation' : 'Example';

@@ -103,7 +103,8 @@ function timesAre(data: TimelineData): string {
 
 function checkerChip(c: TimelineData['checkers'][number]): string {
   const warned = c.verdict === 'valid' && c.note !== '';
-  const cls = warned ? 'warned' : c.verdict;
+  // `n/a` is no CSS class name.
+  const cls = warned ? 'warned' : c.verdict === 'n/a' ? 'na' : c.verdict;
   const title = [c.counts, c.note].filter(Boolean).join(' — ');
   return `<li class="chip ${cls}" title="${h(title)}">${c.id} ${h(c.checker)}: ${c.verdict}${warned ? ' (warnings)' : ''}</li>`;
 }

@@ -14,6 +14,7 @@ h2 { font-size: 15px; margin: 16px 0 6px; }
 .chip { border-radius: 12px; padding: 2px 10px; font-size: 12px; border: 1px solid; cursor: default; }
 .chip.valid { border-color: #a5d6a7; background: #e8f5e9; } .chip.warned { border-color: #ffe082; background: #fff8e1; }
 .chip.invalid { border-color: var(--red); background: #ffebee; font-weight: 600; } .chip.unknown { border-color: #9e9e9e; background: #eeeeee; }
+.chip.na { border-color: #cfd8dc; background: #fafafa; color: #607d8b; }
 .violation-list, .warning-list { margin: 0 0 8px; padding-left: 22px; }
 .violation-list li, .warning-list li { margin: 2px 0; padding: 1px 4px; border-radius: 4px; }
 .violation-list li.focused, .warning-list li.focused { background: #ffebee; }

@@ -22,7 +22,7 @@ export function scenarioFiles(stem: string): { history: string; timeline: string
   return { history: `${stem}.history.jsonl.gz`, timeline: `${stem}.timeline.html` };
 }
 
-/** Composes verdicts as Jepsen does: invalid > unknown > valid. */
+/** Composes verdicts as Jepsen does: invalid > unknown > valid (= n/a, which is never worst). */
 export function worstVerdict(verdicts: Iterable<Verdict>): Verdict {
   let worst: Verdict = 'valid';
   for (const v of verdicts) {

@@ -49,7 +49,7 @@ export interface CheckerVerdict {
   epsilonMs: number;
   /** What is suspicious but not a violation. */
   warnings: string[];
-  /** Why the verdict is unknown; null otherwise. */
+  /** Why the verdict is unknown, or why the property does not apply (n/a); null otherwise. */
   why: string | null;
 }
 

@@ -139,6 +139,7 @@ class Simulation implements WorkerWorld {
         job: String(k + 1),
         units: n,
         maxUnitMs: Math.max(...durations),
+        totalMs: durations.reduce((sum, ms) => sum + ms, 0),
       });
       this.queue.enqueue(this.t0, plan);
     }

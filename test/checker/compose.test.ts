@@ -36,6 +36,10 @@ describe('composition', () => {
     expect(composeVerdicts(['valid', 'valid'])).toBe('valid');
     expect(composeVerdicts(['valid', 'unknown', 'valid'])).toBe('unknown');
     expect(composeVerdicts(['unknown', 'invalid', 'valid'])).toBe('invalid');
+    // n/a (the queue does not promise it) composes like valid, and a composite is never n/a.
+    expect(composeVerdicts(['n/a', 'valid'])).toBe('valid');
+    expect(composeVerdicts(['n/a', 'n/a'])).toBe('valid');
+    expect(composeVerdicts(['n/a', 'unknown'])).toBe('unknown');
     expect(composeVerdicts(['invalid', 'unknown'])).toBe('invalid');
   });
 

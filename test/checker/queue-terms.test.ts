@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { boundedZombie } from '../../src/checker/bounded-zombie.js';
 import { explainedExpiry } from '../../src/checker/explained-expiry.js';
+import { noLostJob } from '../../src/checker/no-lost-job.js';
+import { leaseHonored } from '../../src/checker/lease-honored.js';
 import { timelyRecovery } from '../../src/checker/timely-recovery.js';
 import type { History, QueueTermsRecord } from '../../src/history/types.js';
 import { effectAfterLostClaim, expiryWithoutFault } from './fixtures/anomalies.js';
@@ -20,25 +22,80 @@ function withTerms(history: History, queueTerms: QueueTermsRecord): History {
 }
 
 describe('checkers and a queue without lease extension', () => {
-  it('I7 judges a zombie when the queue extends leases, and says unknown with why when it cannot', () => {
+  it('I7 judges a zombie when the queue extends leases, and from the deadline when it does not', () => {
     expect(check(boundedZombie, effectAfterLostClaim()).valid).toBe('invalid');
+    // No heartbeat: the worker knows its deadline, so its effects must stop within one unit
+    // of it (River cancels at JobTimeout; pg-boss 10 never stops an expired handler).
     const result = check(boundedZombie, withTerms(effectAfterLostClaim(), NO_EXTENSION));
-    expect(result.valid).toBe('unknown');
-    expect(result.why).toMatch(/has no lease extension \(no heartbeat\): the watchdog bound/);
-    expect(result.evidence).toEqual([]);
-    // The window is still measured and reported.
+    expect(result.valid).toBe('invalid');
+    expect(result.evidence[0]!.message).toMatch(
+      /\(no heartbeat: from the deadline, longest unit \+ ε/,
+    );
     expect(result.counts.zombies).toBe(1);
   });
 
-  it('I9 flags an unexplained expiry under strict causes, and is unknown without extension', () => {
+  it('I7 without lease extension passes a handler that stops within one unit of its deadline', () => {
+    const b = new HistoryBuilder();
+    b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1, 20);
+    b.unit('1', 'w1', 'a', 1, 190, 205);
+    b.grant('1', 'w2', 'b', 255).unit('1', 'w2', 'b', 0, 256, 275).ack('1', 'w2', 290, 'b');
+    const history = withTerms(b.end(700).build(), NO_EXTENSION);
+    const result = check(boundedZombie, history);
+    expect(result.valid, result.evidence[0]?.message).toBe('valid');
+    expect(result.counts.zombies).toBe(1);
+  });
+
+  it('I9 flags an unexplained expiry under strict causes, and is n/a without extension', () => {
     expect(check(explainedExpiry, expiryWithoutFault(), { strictCauses: true }).valid).toBe(
       'invalid',
     );
     const result = check(explainedExpiry, withTerms(expiryWithoutFault(), NO_EXTENSION), {
       strictCauses: true,
     });
-    expect(result.valid).toBe('unknown');
+    expect(result.valid).toBe('n/a');
     expect(result.why).toMatch(/expires by design.*1 of 1 expiries had no fault/);
+  });
+
+  it('I3 is n/a for a job whose work outlasts the lease of a queue without extension, and still flags any other', () => {
+    // Each claim of job 1 (300 ms of work, lease 200 ms) expires under it; job 2 (100 ms) was
+    // simply never completed.
+    const history = (totalMs: number, extendsLease: boolean) => {
+      const b = new HistoryBuilder();
+      b.enqueue('1', 0, { units: 3, maxUnitMs: 100, totalMs });
+      b.grant('1', 'w1', 'a', 1).unit('1', 'w1', 'a', 0, 2).grant('1', 'w2', 'b', 210);
+      const h = b.end(700).build();
+      return extendsLease ? h : withTerms(h, NO_EXTENSION);
+    };
+    const na = check(noLostJob, history(300, false));
+    expect(na.valid).toBe('n/a');
+    expect(na.why).toMatch(
+      /declares no lease extension.*1 job\(s\) not done need more than one 200ms lease of work \(the longest 300ms\)/,
+    );
+    expect(na.counts).toMatchObject({ needsExtension: 1, lost: 0 });
+    // A queue that extends leases promised it; a short job was lost either way.
+    expect(check(noLostJob, history(300, true)).valid).toBe('invalid');
+    expect(check(noLostJob, history(100, false)).valid).toBe('invalid');
+  });
+
+  it('I6 judges a per-worker lease against that lease: a fetch joins its worker window', () => {
+    // procrastinate: w1's heartbeat row was written at +100, so the job it fetches at +150 is
+    // held until +300 (the window's end), not +350; its heartbeat at +250 moves it to +450.
+    const history = (perWorkerLease: boolean, windowEnd: number) => {
+      const b = new HistoryBuilder();
+      b.enqueue('1', 0).grant('1', 'w1', 'a', 150, windowEnd).extend('1', 'w1', 250);
+      b.ack('1', 'w1', 300, 'a');
+      const h = b.end(500).build();
+      return perWorkerLease
+        ? withTerms(h, { ...NO_EXTENSION, extendsLease: true, perWorkerLease: 'workers' })
+        : h;
+    };
+    const joined = check(leaseHonored, history(true, 300));
+    expect(joined.valid, joined.evidence[0]?.message).toBe('valid');
+    expect(joined.counts).toMatchObject({ joinedWorkerWindow: 1, offGrants: 0 });
+    // Judged per job, the same grant is 50 ms short.
+    expect(check(leaseHonored, history(false, 300)).valid).toBe('invalid');
+    // A window that had already ended when the job was fetched is no lease at all.
+    expect(check(leaseHonored, history(true, 140)).valid).toBe('invalid');
   });
 
   it('a header whose queue extends leases changes nothing', () => {

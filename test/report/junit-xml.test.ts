@@ -4,7 +4,7 @@ import { renderJunit } from '../../src/report/junit-xml.js';
 import { scenarioNames } from '../../src/report/scenario-labels.js';
 import type { RunReport } from '../../src/report/types.js';
 import { buildVerdict } from '../../src/report/verdict-json.js';
-import { cleanRun } from '../checker/fixtures/anomalies.js';
+import { cleanRun, expiryWithoutFault } from '../checker/fixtures/anomalies.js';
 import { ODD, mixedRun, oddStaleAck, renamed, scenario } from './fixtures.js';
 
 interface TestCase {
@@ -13,12 +13,14 @@ interface TestCase {
   failure?: { message: string; type: string; '#text': string };
   error?: { message: string; type: string; '#text': string };
   'system-out'?: string;
+  skipped?: { message: string };
 }
 interface Suite {
   name: string;
   tests: string;
   failures: string;
   errors: string;
+  skipped: string;
   testcase: TestCase[];
 }
 interface Parsed {
@@ -101,6 +103,22 @@ describe('junit.xml', () => {
     const expiry = testsuites.testsuite[2]!.testcase.find((c) => c.name === 'explained-expiry')!;
     expect(expiry.failure).toBeUndefined();
     expect(expiry['system-out']).toMatch(/^warning: /);
+  });
+
+  it('makes an n/a verdict a skipped test case saying why the queue does not promise it', () => {
+    const history = renamed(expiryWithoutFault(), 'lease-too-short', 'pg-boss');
+    history.header.queueTerms = {
+      requestedLease: history.header.lease,
+      notes: [],
+      rescaled: [],
+      extendsLease: false,
+    };
+    const { testsuites } = parse(junitOf({ ...mixedRun(), scenarios: [scenario(history)] }));
+    const suite = testsuites.testsuite[0]!;
+    const expiry = suite.testcase.find((c) => c.name === 'explained-expiry')!;
+    expect(expiry.skipped!.message).toMatch(/^n\/a: queue "pg-boss" has no lease extension/);
+    expect(expiry.failure ?? expiry.error).toBeUndefined();
+    expect(suite.skipped).toBe('1');
   });
 
   it('escapes odd strings in names, messages and evidence, and drops characters XML cannot carry', () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHECK_OPTIONS } from '../../src/checker/options.js';
-import type { CheckResult, CompositeResult, Verdict } from '../../src/checker/types.js';
+import type {
+  CheckResult,
+  CompositeResult,
+  CompositeVerdict,
+  Verdict,
+} from '../../src/checker/types.js';
 import { starvedOnly, starvedWhy } from '../../src/scale-out/starved-retry.js';
 
 const check = (valid: Verdict, why?: string): CheckResult => ({
@@ -12,7 +17,7 @@ const check = (valid: Verdict, why?: string): CheckResult => ({
   epsilonMs: 5,
   ...(why !== undefined && { why }),
 });
-const composite = (valid: Verdict, results: CheckResult[]): CompositeResult => ({
+const composite = (valid: CompositeVerdict, results: CheckResult[]): CompositeResult => ({
   valid,
   results,
   options: { ...DEFAULT_CHECK_OPTIONS },
