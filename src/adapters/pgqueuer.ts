@@ -55,6 +55,13 @@ export const pgqueuerQueue: QueueAdapter = {
   get limits() {
     return programClockLimits();
   },
+  contract: {
+    blockingLoop:
+      'pgqueuer 1.6 heartbeats from an asyncio task on the handler’s loop and refuses sync ' +
+      'entrypoints: "Wrap blocking code with asyncio.to_thread()" (pgqueuer/core/executors.py; ' +
+      'the maintainer in https://github.com/janbjorge/pgqueuer/issues/323: "Could it be blocking ' +
+      'the eventloop from emitting heartbeats?")',
+  },
   ...nativeOnlyPrimitives('pgqueuer'),
   native: {
     description:

@@ -91,6 +91,13 @@ export const procrastinateQueue: QueueAdapter = {
   get limits() {
     return programClockLimits();
   },
+  contract: {
+    blockingLoop:
+      'procrastinate 3.10 heartbeats from an asyncio task on the worker’s loop, and runs a ' +
+      'plain def task in a thread: "your synchronous function will be executed by an ' +
+      'asynchronous worker in a thread" (https://procrastinate.readthedocs.io/en/stable/' +
+      'discussions.html); blocking work belongs in a def task, not an async one',
+  },
   ...nativeOnlyPrimitives('procrastinate'),
   native: {
     description:

@@ -6,6 +6,12 @@
  * broken or the lease is shorter than the work: a warning by default, invalid under
  * `strictCauses`.
  *
+ * A library whose heartbeat shares the handler's event loop and whose documentation rules out
+ * blocking it (`queueTerms.blockingLoopContract`: pgqueuer, procrastinate) is not judged by an
+ * expiry that followed a blocked loop: that is the usage breaking the contract, a warning that
+ * quotes it (counted as `brokeUsageContract`), even under `strictCauses`. I7 still judges the
+ * handler that went on after.
+ *
  * An expiry that the holder's unexplained starvation accounts for is not judged (see
  * `starvation.ts`): to expire, the heartbeat must have been held off for the slack the lease
  * left it (expiry − last confirmation − one heartbeat period); starvation of at least half that
@@ -14,6 +20,7 @@
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
+import type { FaultKind } from '../history/types.js';
 import {
   EvidenceLog,
   at,
@@ -52,6 +59,9 @@ export const explainedExpiry: Checker = {
     };
     const starved = new StarvedVerdicts(derived);
     const { heartbeatMs } = history.header.lease;
+    const contract = history.header.queueTerms?.blockingLoopContract;
+    const usage = new EvidenceLog(options.maxEvidence);
+    if (contract !== undefined) counts.brokeUsageContract = 0;
     for (const claim of derived.claims) {
       if (Number.isNaN(claim.expiredAt)) continue;
       counts.expired! += 1;
@@ -97,6 +107,12 @@ export const explainedExpiry: Checker = {
         );
         continue;
       }
+      if (contract !== undefined && blockedLoop(derived, claim, from - tolerance, tolerance)) {
+        // The library rules this usage out: its heartbeat shares the loop the handler blocked.
+        counts.brokeUsageContract! += 1;
+        if (usage.take()) usage.add(evidence(derived, claim));
+        continue;
+      }
       counts.unexplained! += 1;
       if (unexplained.take()) unexplained.add(evidence(derived, claim));
     }
@@ -105,6 +121,15 @@ export const explainedExpiry: Checker = {
         ? [
             `${counts.unexplained} of ${counts.expired} expiries coincide with no fault on their ` +
               'holder: a broken heartbeat path, or a lease shorter than the work',
+          ]
+        : [];
+    // Said under strict causes too: the usage broke the library's contract, not the library.
+    const usageWarnings =
+      (counts.brokeUsageContract ?? 0) > 0
+        ? [
+            `${counts.brokeUsageContract} of ${counts.expired} expiries followed a blocked event ` +
+              'loop (a stall, or a synchronous unit) on a holder whose heartbeat shares that loop, ' +
+              `which the queue's usage contract rules out: ${contract}`,
           ]
         : [];
     const none = new EvidenceLog(0);
@@ -129,14 +154,31 @@ export const explainedExpiry: Checker = {
       counts,
       warnings: [
         ...(options.strictCauses ? [] : summary),
+        ...usageWarnings,
         ...(!options.strictCauses && starvedWhy !== undefined ? [starvedWhy] : []),
         ...historyWarnings(derived),
       ],
-      warningEvidence: unexplained,
+      warningEvidence: unexplained.count > 0 ? unexplained : usage,
       ...(options.strictCauses && starvedWhy !== undefined && { unknownWhy: starvedWhy }),
     });
   },
 };
+
+/**
+ * Whether `claim`'s holder had its event loop blocked between `from` and the expiry: a `stall`
+ * fault on it, or a synchronous unit in its job's plan.
+ */
+function blockedLoop(
+  derived: DerivedHistory,
+  claim: DerivedClaim,
+  from: number,
+  tolerance: number,
+): boolean {
+  if (claim.job.blocks) return true;
+  return faultsOn(derived, claim.worker, STALL, from, claim.expiredAt + tolerance).length > 0;
+}
+
+const STALL: ReadonlySet<FaultKind> = new Set(['stall']);
 
 /**
  * A holder whose watchdog gave its claim up (`lost`) before the database expired it: the lease

@@ -122,6 +122,8 @@ export class DerivedJob {
   maxUnitMs = NaN;
   /** All units of the handler plan together, ms; NaN without a plan or in an older history. */
   totalMs = NaN;
+  /** Whether its handler plan has a synchronous unit (one that blocks its thread). */
+  blocks = false;
   /** Claims in grant order. */
   readonly claims: DerivedClaim[] = [];
   /** Completions in commit order. */

@@ -56,6 +56,7 @@ function derive(history: History): DerivedHistory {
         if (job.plan < 0) job.plan = i;
         job.maxUnitMs = event.maxUnitMs;
         job.totalMs = event.totalMs ?? NaN;
+        job.blocks = event.blocks === true;
         break;
       }
       case 'end':

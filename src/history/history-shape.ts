@@ -109,7 +109,14 @@ const EVENTS: Record<HistoryEvent['type'], Shape> = {
     id: string,
     detail: optional(record),
   },
-  job: { t: number, job: string, units: number, maxUnitMs: number, totalMs: optional(number) },
+  job: {
+    t: number,
+    job: string,
+    units: number,
+    maxUnitMs: number,
+    totalMs: optional(number),
+    blocks: optional((v) => (v === true ? undefined : 'true')),
+  },
   end: { t: number, drained: boolean },
 };
 

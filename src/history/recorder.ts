@@ -100,7 +100,16 @@ export class HistoryRecorder {
       const units = plans[i] ?? [];
       const maxUnitMs = units.reduce((max, u) => Math.max(max, u.ms), 0);
       const totalMs = units.reduce((sum, u) => sum + u.ms, 0);
-      this.jobs.push({ type: 'job', t, job, units: units.length, maxUnitMs, totalMs });
+      const blocks = units.some((u) => u.sync);
+      this.jobs.push({
+        type: 'job',
+        t,
+        job,
+        units: units.length,
+        maxUnitMs,
+        totalMs,
+        ...(blocks && { blocks: true as const }),
+      });
     });
   }
 

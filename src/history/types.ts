@@ -94,6 +94,12 @@ export interface QueueTermsRecord {
    * deadline is the worker's last heartbeat + lease, not the fetch + lease. Names the table.
    */
   perWorkerLease?: string;
+  /**
+   * The library's usage contract rules out blocking the handler's event loop, in its words
+   * (`QueueAdapter.contract.blockingLoop`): I9 reports an expiry after a blocked loop as the
+   * usage breaking it, a warning.
+   */
+  blockingLoopContract?: string;
 }
 
 /** A row's lease as the audit trigger saw it, before or after a change. */
@@ -233,6 +239,8 @@ export interface JobEvent {
    * asks it of a queue without lease extension). Absent from histories recorded before it was.
    */
   totalMs?: number;
+  /** Whether some unit is synchronous (it blocks its thread); absent: none is, or not recorded. */
+  blocks?: true;
 }
 
 /** The last line of a complete history: the run ended and was read to the end. */

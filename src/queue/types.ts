@@ -312,6 +312,15 @@ export interface QueueAdapter {
    */
   readonly limits?: { clockSkew?: false; reason?: string };
   /**
+   * What the library asks of its users' handlers, where a scenario can break it. `blockingLoop`:
+   * the library's heartbeat runs on the handler's event loop and its documentation rules out
+   * blocking that loop (pgqueuer refuses sync entrypoints; procrastinate runs sync tasks in a
+   * thread) — in its words, with the link. An expiry that follows a blocked loop (a `stall`
+   * fault, a synchronous unit) is then the usage breaking the contract, reported by I9 as a
+   * warning naming it, never a violation; I7 still judges what the handler did after.
+   */
+  readonly contract?: { blockingLoop?: string };
+  /**
    * Called once in each process and thread that will call the primitives (each worker and its
    * heartbeat thread), after loading and before the worker says `ready`: start what the queue's
    * code needs, so that the first claim or heartbeat does not pay for it inside a lease (a

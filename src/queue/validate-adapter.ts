@@ -68,6 +68,14 @@ export function adapterProblems(value: unknown): string[] {
   ) {
     problems.push(wrong('limits', limits, '{ clockSkew?: false, reason?: string }'));
   }
+  const contract = value.contract;
+  if (
+    contract !== undefined &&
+    (!isObject(contract) ||
+      (contract.blockingLoop !== undefined && typeof contract.blockingLoop !== 'string'))
+  ) {
+    problems.push(wrong('contract', contract, '{ blockingLoop?: string }'));
+  }
   return problems;
 }
 

@@ -40,8 +40,10 @@ export function settleQueueTerms(
         (adapter.limits.reason ?? 'its code reads a clock leaseproof cannot skew')
       : undefined;
   const perWorkerLease = adapter.audit.liveness?.table;
+  const blockingLoopContract = adapter.contract?.blockingLoop;
   const plain =
     perWorkerLease === undefined &&
+    blockingLoopContract === undefined &&
     terms.notes.length === 0 &&
     terms.rescaled.length === 0 &&
     extendsLease &&
@@ -65,6 +67,7 @@ export function settleQueueTerms(
       ...(!retries && { retries: false as const }),
       ...(unskewedClock !== undefined && { unskewedClock }),
       ...(perWorkerLease !== undefined && { perWorkerLease }),
+      ...(blockingLoopContract !== undefined && { blockingLoopContract }),
     },
   };
 }

@@ -98,6 +98,32 @@ describe('checkers and a queue without lease extension', () => {
     expect(check(leaseHonored, history(true, 140)).valid).toBe('invalid');
   });
 
+  it("I9 warns, never fails, on an expiry after a blocked loop the library's usage contract rules out", () => {
+    const CONTRACT = 'heartbeats share the loop: "Wrap blocking code with asyncio.to_thread()"';
+    const stalled = () => {
+      const h = expiryWithoutFault();
+      // w1's event loop is blocked from +50 to +260 (a stall fault), across its expiry at +200.
+      const b = new HistoryBuilder().fault('stall', 'w1', 50, 260).build();
+      return { ...h, events: [...h.events, ...b.events].sort((x, y) => x.t - y.t) };
+    };
+    const terms = { ...NO_EXTENSION, extendsLease: true, blockingLoopContract: CONTRACT };
+    const result = check(explainedExpiry, withTerms(stalled(), terms), { strictCauses: true });
+    expect(result.valid).toBe('valid');
+    expect(result.counts).toMatchObject({ brokeUsageContract: 1, unexplained: 0 });
+    expect(result.warnings?.[0]).toMatch(
+      /1 of 1 expiries followed a blocked event loop .*Wrap blocking code/,
+    );
+    // Without the contract, a stall explains nothing: a heartbeat on its own thread beats through it.
+    const plain = { ...terms, blockingLoopContract: undefined };
+    expect(check(explainedExpiry, withTerms(stalled(), plain), { strictCauses: true }).valid).toBe(
+      'invalid',
+    );
+    // With the contract, an expiry with no blocked loop is still unexplained.
+    expect(
+      check(explainedExpiry, withTerms(expiryWithoutFault(), terms), { strictCauses: true }).valid,
+    ).toBe('invalid');
+  });
+
   it('a header whose queue extends leases changes nothing', () => {
     const terms = { ...NO_EXTENSION, extendsLease: true, notes: ['rounded'] };
     expect(check(boundedZombie, withTerms(effectAfterLostClaim(), terms)).valid).toBe('invalid');
