@@ -113,6 +113,13 @@ export const dbSchedulerQueue: QueueAdapter = {
   get limits() {
     return programClockLimits();
   },
+  contract: {
+    fencedOnly:
+      'db-scheduler fences the holder by its version column (pick, heartbeat and remove all ' +
+      'compare version) and calls an execution dead only when a detector acts on a missed ' +
+      'heartbeat: "considered a _dead execution_ after time X" ' +
+      '(https://github.com/kagkarlsson/db-scheduler/blob/v16.7.1/README.md)',
+  },
   ...nativeOnlyPrimitives('db-scheduler'),
   native: {
     description:

@@ -30,6 +30,8 @@ export const pgBossNativeQueue: QueueAdapter = {
   get limits() {
     return programClockLimits();
   },
+  contract: pgBossQueue.contract!,
+
   ...nativeOnlyPrimitives('pg-boss-native'),
   native: {
     description:

@@ -127,6 +127,13 @@ export const pgBossQueue: QueueAdapter = {
   description:
     'pg-boss 10 through its own fetch / complete / fail and its supervisor’s expire(); lease = ' +
     'expireInSeconds, no lease extension.',
+  contract: {
+    fencedOnly:
+      'pg-boss expires an active job only when its maintenance runs: a job "may be in active ' +
+      'state … before it is failed because of expiration" ' +
+      '(https://github.com/timgit/pg-boss/blob/10.4.0/docs/api/jobs.md); its completion after ' +
+      "another worker's fetch is the harm its users report (issue 555)",
+  },
   audit: {
     table: `${PG_BOSS_SCHEMA}.job`,
     expressions: {

@@ -5,6 +5,11 @@
  * worker) counts exactly as it committed. An extension that commits after the deadline is a
  * resurrected lease: the queue handed the job's lease back to a holder that had lost it, in the
  * window before anybody else re-claimed it.
+ *
+ * A queue that promises only the fenced contract (`queueTerms.fencedOnly`: db-scheduler's
+ * version column, pg-boss's maintenance — a claim dead only when a detector acts) is judged by that promise; what the strict
+ * contract would add — writes after the deadline with nobody re-claiming — is counted
+ * (`strictOnly`) and warned of with its evidence, told apart from the verdict.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedCompletion, DerivedJob } from '../history/derive-types.js';
@@ -37,6 +42,11 @@ export const noStaleAck: Checker = {
     const options = resolveOptions(partial);
     const derived = deriveHistory(history);
     const violations = new EvidenceLog(options.maxEvidence);
+    // A queue that promises the fenced contract only is judged by it; the strict lease contract's
+    // findings are still counted and told, as warnings (`strictOnly`).
+    const fencedOnly = history.header.queueTerms?.fencedOnly;
+    const strict = options.staleAck === 'strict';
+    const strictOnly = new EvidenceLog(options.maxEvidence);
     const counts = {
       acks: 0,
       stale: 0,
@@ -47,6 +57,7 @@ export const noStaleAck: Checker = {
       staleExtends: 0,
       staleCheckpoints: 0,
       staleFails: 0,
+      strictOnly: 0,
       // Releases of already-expired claims, judged as sweeps (I8), not as anybody's writes.
       sweeps: derived.sweeps.size,
     };
@@ -59,11 +70,15 @@ export const noStaleAck: Checker = {
         const by = completion.by;
         const replacedBy = by === null ? undefined : replacement(job, by, completion.index);
         const expiredAt = by === null ? NaN : expiryBefore(by, fenceT(ack));
-        const stale =
-          by === null ||
-          replacedBy !== undefined ||
-          (options.staleAck === 'strict' && !Number.isNaN(expiredAt));
+        const fenced = by === null || replacedBy !== undefined;
+        const stale = fenced || (strict && !Number.isNaN(expiredAt));
         if (!stale) continue;
+        if (!fenced && fencedOnly !== undefined) {
+          counts.strictOnly += 1;
+          if (strictOnly.take())
+            strictOnly.add(evidence(job, completion, ack, by, replacedBy, expiredAt));
+          continue;
+        }
         counts.stale += 1;
         if (by === null) counts.byNonHolder += 1;
         else if (replacedBy !== undefined) counts.afterReplacement += 1;
@@ -75,11 +90,14 @@ export const noStaleAck: Checker = {
 
     for (const write of claimWrites(derived)) {
       counts.writes += 1;
-      const stale =
-        write.claim === null ||
-        write.replacedBy !== undefined ||
-        (options.staleAck === 'strict' && !Number.isNaN(write.expiredAt));
+      const fenced = write.claim === null || write.replacedBy !== undefined;
+      const stale = fenced || (strict && !Number.isNaN(write.expiredAt));
       if (!stale) continue;
+      if (!fenced && fencedOnly !== undefined) {
+        counts.strictOnly += 1;
+        if (strictOnly.take()) strictOnly.add(writeEvidence(write));
+        continue;
+      }
       counts.stale += 1;
       if (write.kind === 'extend') counts.staleExtends += 1;
       else if (write.kind === 'checkpoint') counts.staleCheckpoints += 1;
@@ -177,10 +195,19 @@ export const noStaleAck: Checker = {
       };
     }
 
+    const strictWarnings =
+      counts.strictOnly > 0
+        ? [
+            `the strict lease contract, which this queue does not promise: ${counts.strictOnly} ` +
+              'write(s) committed after their claim expired with nobody re-claiming — judged ' +
+              `by its own contract instead (fenced): ${fencedOnly}`,
+          ]
+        : [];
     return toResult(META, options, {
       violations,
       counts,
-      warnings: historyWarnings(derived),
+      warnings: [...strictWarnings, ...historyWarnings(derived)],
+      ...(violations.count === 0 && strictOnly.count > 0 && { warningEvidence: strictOnly }),
     });
   },
 };

@@ -100,6 +100,11 @@ export interface QueueTermsRecord {
    * usage breaking it, a warning.
    */
   blockingLoopContract?: string;
+  /**
+   * The queue promises the fenced contract, not a deadline fence, in its words
+   * (`QueueAdapter.contract.fencedOnly`): I1 judges it fenced and warns of strict-only writes.
+   */
+  fencedOnly?: string;
 }
 
 /** A row's lease as the audit trigger saw it, before or after a change. */

@@ -318,8 +318,15 @@ export interface QueueAdapter {
    * thread) — in its words, with the link. An expiry that follows a blocked loop (a `stall`
    * fault, a synchronous unit) is then the usage breaking the contract, reported by I9 as a
    * warning naming it, never a violation; I7 still judges what the handler did after.
+   *
+   * `fencedOnly`: the library promises only that a replaced claim cannot write, not that an
+   * expired one cannot — a claim is dead when its detector or maintenance acts, as db-scheduler
+   * ("considered a dead execution" once a detector runs) and pg-boss ("failed because of
+   * expiration" by maintenance) document; in its words, with the link. I1 then judges it by that
+   * promise (fenced) and still states the strict lease contract beside it: writes after the
+   * deadline with nobody re-claiming are counted and warned of, never hidden.
    */
-  readonly contract?: { blockingLoop?: string };
+  readonly contract?: { blockingLoop?: string; fencedOnly?: string };
   /**
    * Called once in each process and thread that will call the primitives (each worker and its
    * heartbeat thread), after loading and before the worker says `ready`: start what the queue's

@@ -72,9 +72,10 @@ export function adapterProblems(value: unknown): string[] {
   if (
     contract !== undefined &&
     (!isObject(contract) ||
-      (contract.blockingLoop !== undefined && typeof contract.blockingLoop !== 'string'))
+      (contract.blockingLoop !== undefined && typeof contract.blockingLoop !== 'string') ||
+      (contract.fencedOnly !== undefined && typeof contract.fencedOnly !== 'string'))
   ) {
-    problems.push(wrong('contract', contract, '{ blockingLoop?: string }'));
+    problems.push(wrong('contract', contract, '{ blockingLoop?: string, fencedOnly?: string }'));
   }
   return problems;
 }

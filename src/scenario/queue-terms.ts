@@ -41,9 +41,11 @@ export function settleQueueTerms(
       : undefined;
   const perWorkerLease = adapter.audit.liveness?.table;
   const blockingLoopContract = adapter.contract?.blockingLoop;
+  const fencedOnly = adapter.contract?.fencedOnly;
   const plain =
     perWorkerLease === undefined &&
     blockingLoopContract === undefined &&
+    fencedOnly === undefined &&
     terms.notes.length === 0 &&
     terms.rescaled.length === 0 &&
     extendsLease &&
@@ -68,6 +70,7 @@ export function settleQueueTerms(
       ...(unskewedClock !== undefined && { unskewedClock }),
       ...(perWorkerLease !== undefined && { perWorkerLease }),
       ...(blockingLoopContract !== undefined && { blockingLoopContract }),
+      ...(fencedOnly !== undefined && { fencedOnly }),
     },
   };
 }

@@ -3,6 +3,8 @@ import { boundedZombie } from '../../src/checker/bounded-zombie.js';
 import { explainedExpiry } from '../../src/checker/explained-expiry.js';
 import { noLostJob } from '../../src/checker/no-lost-job.js';
 import { leaseHonored } from '../../src/checker/lease-honored.js';
+import { noStaleAck } from '../../src/checker/no-stale-ack.js';
+import { checkpointByReplacedClaim, staleExtendNobodyReclaiming } from './fixtures/stale-writes.js';
 import { timelyRecovery } from '../../src/checker/timely-recovery.js';
 import type { History, QueueTermsRecord } from '../../src/history/types.js';
 import { effectAfterLostClaim, expiryWithoutFault } from './fixtures/anomalies.js';
@@ -122,6 +124,24 @@ describe('checkers and a queue without lease extension', () => {
     expect(
       check(explainedExpiry, withTerms(expiryWithoutFault(), terms), { strictCauses: true }).valid,
     ).toBe('invalid');
+  });
+
+  it('I1 judges a queue that promises the fenced contract only by it, and states the strict one beside', () => {
+    const terms = { ...NO_EXTENSION, extendsLease: true, fencedOnly: 'a version fence' };
+    // A late heartbeat and ack with nobody re-claiming: a strict violation, not a fenced one.
+    const nobody = check(noStaleAck, withTerms(staleExtendNobodyReclaiming(), terms));
+    expect(nobody.valid).toBe('valid');
+    expect(nobody.counts).toMatchObject({ strictOnly: 2, stale: 0 });
+    expect(nobody.warnings?.[0]).toMatch(
+      /^the strict lease contract, which this queue does not promise: 2 write\(s\) .*\(fenced\): a version fence$/,
+    );
+    expect(nobody.evidence[0]!.message).toMatch(/a resurrected lease|with nobody re-claiming/);
+    // Without the contract the same history is invalid (strict, the default).
+    expect(check(noStaleAck, staleExtendNobodyReclaiming()).valid).toBe('invalid');
+    // A write after another worker took the job breaks the fenced contract too.
+    const replaced = check(noStaleAck, withTerms(checkpointByReplacedClaim(), terms));
+    expect(replaced.valid).toBe('invalid');
+    expect(replaced.counts).toMatchObject({ staleCheckpoints: 1 });
   });
 
   it('a header whose queue extends leases changes nothing', () => {
