@@ -263,6 +263,21 @@ export const checkThenWriteQueue: ExtendingQueueAdapter = createReferenceQueue({
   fencing: 'check-then-write',
 });
 
+/**
+ * Stops the heartbeat when a graceful stop begins, then lets the running handler finish, as
+ * db-scheduler did (#365): a handler longer than what is left of the lease finishes on an
+ * expired claim, with no fault to explain the expiry — another worker takes the job and both run
+ * it (violates explained-expiry, strict causes; its effects also outlive the lease).
+ */
+export const shutdownStopsHeartbeatQueue: ExtendingQueueAdapter = createReferenceQueue({
+  name: 'shutdown-stops-heartbeat',
+  description:
+    'Known bad: on SIGTERM the worker stops its heartbeat first, then lets the running handler ' +
+    'finish, so the lease of the job it is finishing expires and another worker runs it too ' +
+    '(db-scheduler #365).',
+  worker: { shutdown: 'stops-heartbeat' },
+});
+
 const reference = createReferenceQueue();
 
 /**
@@ -385,5 +400,10 @@ export const KNOWN_BAD_VARIANTS: readonly KnownBadVariant[] = Object.freeze([
     queue: heartbeatIgnoresErrorsQueue,
     catches: 'bounded-zombie',
     change: 'extension error reported as held',
+  },
+  {
+    queue: shutdownStopsHeartbeatQueue,
+    catches: 'explained-expiry',
+    change: 'heartbeat stopped when a graceful stop begins',
   },
 ]);

@@ -209,6 +209,13 @@ export interface WorkerBehaviour {
    * skips the ack — so the handler itself still runs on as a zombie.
    */
   watchdog: boolean | 'between-jobs';
+  /**
+   * What a graceful stop (SIGTERM) does to the heartbeat of the job the worker finishes.
+   * `keeps-heartbeat`: it beats until the job is acked or cancelled (correct). `stops-heartbeat`:
+   * the worker stops its heartbeat first, then lets the handler finish, so a handler longer than
+   * the lease finishes on an expired claim that another worker has taken (db-scheduler #365).
+   */
+  shutdown: 'keeps-heartbeat' | 'stops-heartbeat';
 }
 
 /** A worker program that runs a queue library's own worker loop (native mode). */

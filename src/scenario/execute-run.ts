@@ -159,6 +159,7 @@ export async function executeRun(
       lease,
       onEvent: recorder.onWorkerEvent,
       ...(plan.clock && { clock: (i: number) => plan.clock?.[`w${i + 1}`] }),
+      shutdownTimeoutMs: (i: number) => shutdownTimeoutOf(plan, `w${i + 1}`),
       held: true,
     });
     // Jobs arrive one by one at the scenario's rate, while the workers run and faults strike.
@@ -302,6 +303,15 @@ export async function runTimeline(
     if (ran) for (const { fault } of lasting) await fault.heal(ctx).catch(() => undefined);
     else await healAll(ctx, lasting);
   }
+}
+
+/**
+ * The shutdown timeout a worker is started with: that of the first `stop` aimed at it. A worker
+ * knows its own timeout, as a deployed one does from its settings; a SIGTERM carries none.
+ */
+function shutdownTimeoutOf(plan: RunPlan, worker: string): number | undefined {
+  const stop = plan.faults.find((f) => f.kind === 'stop' && f.worker === worker);
+  return stop?.kind === 'stop' ? stop.timeoutMs : undefined;
 }
 
 /** Whether `error` is an abort (the signal's reason, or a timer's AbortError). */

@@ -59,6 +59,11 @@ export interface WorkerConfig {
   lease: LeaseSettings;
   /** Initial clock skew. */
   clock?: ClockSkew | undefined;
+  /**
+   * On SIGTERM, how long the worker lets the handler it holds finish before it cancels it and
+   * exits (a scenario's `stop` timeout); absent: it waits for the handler however long it takes.
+   */
+  shutdownTimeoutMs?: number | undefined;
   /** Client-side bound on one queue statement (default: the lease duration). */
   statementTimeoutMs?: number | undefined;
   /** How the starvation probes tick and what they report (default `DEFAULT_STARVATION`). */

@@ -5,7 +5,8 @@
  *
  * It imports no orchestrator code. It talks to the controller over the IPC channel: a config
  * message first, then control messages; it streams events back. It exits by itself when the
- * controller goes away, and on SIGTERM it finishes the current job and exits.
+ * controller goes away, and on SIGTERM it stops gracefully: it claims no more, finishes the
+ * current job — heartbeating it — within its shutdown timeout, or cancels it then, and exits.
  */
 import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { adapterDeadline } from '../queue/adapter-deadline.js';
@@ -76,7 +77,7 @@ process.on('disconnect', () => {
 process.on('SIGTERM', () => {
   stopping = true;
   exitReason = 'SIGTERM';
-  worker.loop?.stop();
+  worker.loop?.stop(config.shutdownTimeoutMs);
   go();
 });
 
@@ -127,6 +128,7 @@ const loop = new ClaimLoop({
   },
   heartbeat,
   watchdog: behaviour.watchdog,
+  shutdown: behaviour.shutdown,
   pollMs: config.lease.pollMs,
   emit,
   effect: (jobId, token, unit) => effects.record(jobId, token, unit),
@@ -175,7 +177,7 @@ probe.start();
 // forked first must not drain the queue while the last one is still loading, and a scenario's
 // time zero (a clock skew "at 0s") must come before the first claim.
 await released;
-if (stopping) loop.stop();
+if (stopping) loop.stop(config.shutdownTimeoutMs);
 await loop.run();
 
 probe.stop();

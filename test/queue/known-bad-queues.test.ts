@@ -13,6 +13,7 @@ import {
   reusedTokenQueue,
   unconditionalAckQueue,
   watchdogBetweenJobsQueue,
+  shutdownStopsHeartbeatQueue,
   workerClockLeaseQueue,
 } from '../../src/queue/known-bad-queues.js';
 import type { ExtendingQueueAdapter, QueueContext, SqlClient } from '../../src/queue/types.js';
@@ -94,6 +95,11 @@ describe('each variant differs from the reference in one respect only', () => {
     { variant: failByIdQueue, sqlDiffers: ['fail'], worker: undefined },
     { variant: retryOnWorkerClockQueue, sqlDiffers: ['fail'], worker: undefined },
     { variant: watchdogBetweenJobsQueue, sqlDiffers: [], worker: { watchdog: 'between-jobs' } },
+    {
+      variant: shutdownStopsHeartbeatQueue,
+      sqlDiffers: [],
+      worker: { shutdown: 'stops-heartbeat' },
+    },
     // select-then-update sends one statement more per claim: its own test shows the race.
   ])('$variant.name', async ({ variant, sqlDiffers, worker }) => {
     const reference = await statementsOf(referenceQueue);

@@ -27,6 +27,7 @@ export async function startQueueRun(
     /** Handlers commit a cursor after each unit and resume from it. */
     checkpoint?: boolean;
     clock?: WorkerPoolOptions['clock'];
+    shutdownTimeoutMs?: WorkerPoolOptions['shutdownTimeoutMs'];
     /** Extra SQL run after setup and before the workers start (e.g. a test's own trigger). */
     beforeStart?: string;
   },
@@ -51,6 +52,7 @@ export async function startQueueRun(
     workers: options.workers,
     lease: options.lease,
     ...(options.clock && { clock: options.clock }),
+    ...(options.shutdownTimeoutMs && { shutdownTimeoutMs: options.shutdownTimeoutMs }),
   });
   return {
     database,
