@@ -279,6 +279,26 @@ export const shutdownStopsHeartbeatQueue: ExtendingQueueAdapter = createReferenc
 });
 
 const reference = createReferenceQueue();
+const ackById = createReferenceQueue({ ackFence: jobIdOnlyFence });
+
+/**
+ * Keeps the work of a handler its worker cancelled but that finished anyway (one that ignores
+ * its context): "the work is done, record it" — an ack by job id. The ack of a claim that was
+ * lost, and that another worker may have taken and completed, commits (violates no-stale-ack).
+ * Only a handler that ignores its cancellation, or a loss during the last unit, reaches it.
+ */
+export const ackAfterCancelQueue: ExtendingQueueAdapter = {
+  ...createReferenceQueue({
+    name: 'ack-after-cancel',
+    description:
+      'Known bad: when a handler its worker cancelled (a lost claim) finishes anyway, the ' +
+      'worker keeps the result with an ack by job id, so the late ack of a lost claim commits.',
+  }),
+  ack(db, claim, ctx) {
+    // The bug: a cancelled handler that finished is taken for a job done, whoever holds it now.
+    return (ctx.handlerCancelled === true ? ackById : reference).ack(db, claim, ctx);
+  },
+};
 
 /**
  * A heartbeat that swallows errors: an extension whose statement throws (a reset connection, a
@@ -405,5 +425,10 @@ export const KNOWN_BAD_VARIANTS: readonly KnownBadVariant[] = Object.freeze([
     queue: shutdownStopsHeartbeatQueue,
     catches: 'explained-expiry',
     change: 'heartbeat stopped when a graceful stop begins',
+  },
+  {
+    queue: ackAfterCancelQueue,
+    catches: 'no-stale-ack',
+    change: 'a cancelled handler that finished is acked by id',
   },
 ]);

@@ -47,6 +47,12 @@ export interface QueueContext {
    * worker program in another language, `programQueue`) opens them here, named by `workerId`.
    */
   databaseUrl?: string;
+  /**
+   * On an `ack` only: the worker had cancelled this claim's handler (its claim was lost, or its
+   * shutdown timeout was over) and the handler finished anyway. A correct adapter acks as ever —
+   * its fence decides; it exists so that a known-bad variant can treat the case apart.
+   */
+  handlerCancelled?: boolean;
 }
 
 /**

@@ -38,6 +38,8 @@ export interface RunPlan {
   checkpoint?: boolean;
   /** The first this-many attempts of every job fail after their last unit (retries). */
   failAttempts?: number;
+  /** Handlers do not check their abort signal: a cancelled handler runs on to its end. */
+  ignoresAbort?: boolean;
   /** Jobs enqueued per second while the workers run; absent: all at once, before they start. */
   enqueueRatePerSecond?: number;
   /** Whether dead-lettered jobs count as done. */
@@ -131,6 +133,7 @@ export async function executeRun(
       payload: {
         units,
         ...(plan.checkpoint === true && { checkpoint: true }),
+        ...(plan.ignoresAbort === true && { ignoresAbort: true }),
         ...(plan.failAttempts !== undefined &&
           plan.failAttempts > 0 && {
             failAttempts: plan.failAttempts,

@@ -17,8 +17,8 @@ import { monotonicNow, type WorkerEvent } from './types.js';
 export interface ClaimLoopQueue {
   /** A granted claim, or undefined when nothing is available. */
   claim: () => Promise<Claim | undefined>;
-  /** True when the ack committed. */
-  ack: (claim: Claim) => Promise<boolean>;
+  /** True when the ack committed; `cancelled`: the loop had cancelled the handler first. */
+  ack: (claim: Claim, cancelled: boolean) => Promise<boolean>;
   /** True when the fail committed. */
   fail: (claim: Claim, error: string) => Promise<boolean>;
   /** True when the cursor committed; absent: the queue keeps no cursors. */
@@ -199,6 +199,8 @@ export class ClaimLoop {
             emit({ kind: 'effect', at: monotonicNow(), jobId, token, unit, recorded });
           },
           onAbort: (unit) => emit({ kind: 'abort', at: monotonicNow(), jobId, token, unit }),
+          onAbortIgnored: (unit) =>
+            emit({ kind: 'abort-ignored', at: monotonicNow(), jobId, token, unit }),
           ...(plan.checkpoint && {
             onCheckpoint: async (unit: number) => {
               if (checkpoint === undefined) return true;
@@ -220,7 +222,11 @@ export class ClaimLoop {
       heartbeat.stop();
       // The known-bad `between-jobs` watchdog looks only here, after the zombie work is done.
       const skip = watchdog === 'between-jobs' && job.lost;
-      if (result.completed && !skip) await this.call('ack', claim, () => queue.ack(claim));
+      // A handler that ignored its cancellation comes back completed: its ack says so.
+      const cancelled = abort.signal.aborted;
+      if (result.completed && !skip) {
+        await this.call('ack', claim, () => queue.ack(claim, cancelled));
+      }
     } catch (error) {
       heartbeat.stop();
       const message = messageOf(error);

@@ -115,7 +115,11 @@ const checkpoint = adapter.checkpoint?.bind(adapter);
 const loop = new ClaimLoop({
   queue: {
     claim: () => bounded('claim', adapter.claim(queueConnection, ctx)),
-    ack: (claim) => bounded('ack', adapter.ack(queueConnection, claim, ctx)),
+    ack: (claim, cancelled) =>
+      bounded(
+        'ack',
+        adapter.ack(queueConnection, claim, cancelled ? { ...ctx, handlerCancelled: true } : ctx),
+      ),
     fail: (claim, error) => bounded('fail', adapter.fail(queueConnection, claim, error, ctx)),
     ...(checkpoint && {
       checkpoint: (claim: Claim, cursor: string) =>

@@ -33,6 +33,7 @@ const BUILT_IN = [
   'check-then-write',
   'heartbeat-ignores-errors',
   'shutdown-stops-heartbeat',
+  'ack-after-cancel',
   // The correct controls: the reference's lease built another way (reap on the poll path).
   'reap-on-poll',
   // The real libraries (src/adapters/), driven through their own code: their statements under

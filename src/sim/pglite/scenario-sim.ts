@@ -46,6 +46,12 @@ export function simPlanOf(plan: RunPlan, queue: QueueAdapter): SimRunPlan {
         "simulation runs leaseproof's loop over the adapter's statements only",
     );
   }
+  if (plan.ignoresAbort === true) {
+    refuse(
+      'a handler that ignores its cancellation is not modelled: the simulated handler stops at ' +
+        'its next unit',
+    );
+  }
   // A fault that lasts "until the timeline is done" heals when the last fault has.
   const timelineEnd = Math.max(
     0,

@@ -47,10 +47,15 @@ describe('the curated scenarios in simulated time', () => {
     expect(invalid).toEqual([]);
     // Most of the suite is crash, pause, partition, latency and clock: the simulation's ground.
     expect(simulated).toBeGreaterThanOrEqual(26);
-    // Stalls, restarts and graceful stops are left to real runs; clock skew, slow links and jobs arriving at a
-    // rate are simulated.
+    // Stalls, restarts, graceful stops and handlers that ignore their cancellation are left to
+    // real runs; clock skew, slow links and jobs arriving at a rate are simulated.
     expect(refused).toEqual(
-      expect.arrayContaining(['blocked-event-loop', 'database-restart', 'graceful-stop-timeout']),
+      expect.arrayContaining([
+        'blocked-event-loop',
+        'database-restart',
+        'graceful-stop-timeout',
+        'handler-ignores-cancellation',
+      ]),
     );
     expect(refused).not.toContain('skewed-worker-clocks');
     expect(refused).not.toContain('slow-link-claims');
