@@ -10,7 +10,8 @@ export const STOP_KILL_MARGIN_MS = 5_000;
 /**
  * SIGTERM of a worker process: a deploy, a scale-down, a node drained. The worker stops claiming,
  * lets the handler it holds finish — heartbeating it — and acks, or cancels it once `timeoutMs`
- * is over and leaves the job to its lease; then it exits. Starting the fault waits for that exit (so a
+ * is over and leaves the job to its lease; then it exits (without waiting long for a handler
+ * that ignores its cancellation). Starting the fault waits for that exit (so a
  * fault scheduled later finds the worker gone); with `restartAfterMs`, run as the fault's
  * `forMs`, a fresh process takes the id that long after the exit, else it stays down.
  */

@@ -23,6 +23,12 @@ import { monotonicNow, type ControlMessage, type WorkerConfig, type WorkerEvent 
 import { queueCallBoundMs, statementTimeoutMs } from './statement-bounds.js';
 import { WIRE_FORMAT_VERSION } from './wire-format.js';
 
+/**
+ * How long a stopping worker waits, once its shutdown timeout has cancelled the handler, for the
+ * handler to return: one that checks its signal does at its next unit boundary.
+ */
+const CANCELLED_HANDLER_GRACE_MS = 1_000;
+
 if (process.send === undefined) {
   process.stderr.write('worker-main must be started by leaseproof with an IPC channel\n');
   process.exit(2);
@@ -43,6 +49,7 @@ const emit = (event: WorkerEvent): void => {
 
 let stopping = false;
 let exitReason = 'stopped';
+let exitSent = false;
 // The claim loop waits for the controller's `go`, or for a reason to stop before it came.
 let go: () => void = () => undefined;
 const released = new Promise<void>((resolve) => (go = resolve));
@@ -75,10 +82,28 @@ process.on('disconnect', () => {
   setTimeout(() => process.exit(0), 2_000).unref();
 });
 process.on('SIGTERM', () => {
+  if (stopping) return;
   stopping = true;
   exitReason = 'SIGTERM';
   worker.loop?.stop(config.shutdownTimeoutMs);
   go();
+  // Past its timeout the loop cancels the handler; one that ignores its cancellation would keep
+  // this process — and the job's heartbeat — going for as long as it likes. A stopping worker
+  // does not wait for it: exiting ends it, and its job is left to its lease.
+  if (config.shutdownTimeoutMs !== undefined) {
+    setTimeout(() => {
+      // The loop may have ended and be closing its connections: its `exit` is out already.
+      if (!exitSent) {
+        emit({
+          kind: 'exit',
+          at: monotonicNow(),
+          reason: 'SIGTERM: the handler ignored its cancellation',
+        });
+        flush();
+      }
+      process.exit(0);
+    }, config.shutdownTimeoutMs + CANCELLED_HANDLER_GRACE_MS).unref();
+  }
 });
 
 if (config.clock) clock.set(config.clock);
@@ -186,6 +211,7 @@ await loop.run();
 
 probe.stop();
 emit({ kind: 'exit', at: monotonicNow(), reason: exitReason });
+exitSent = true;
 flush();
 await heartbeat.close();
 await Promise.all([queueConnection.close(), effects.close()]);

@@ -22,6 +22,8 @@ export async function startQueueRun(
     queue: string;
     workers: number;
     lease: LeaseSettings;
+    /** Handlers that ignore their cancellation. */
+    ignoresAbort?: boolean;
     plans: UnitPlan[][];
     maxAttempts?: number;
     /** Handlers commit a cursor after each unit and resume from it. */
@@ -38,7 +40,11 @@ export async function startQueueRun(
     database,
     adapter,
     options.plans.map((units) => ({
-      payload: { units, ...(options.checkpoint === true && { checkpoint: true }) },
+      payload: {
+        units,
+        ...(options.checkpoint === true && { checkpoint: true }),
+        ...(options.ignoresAbort === true && { ignoresAbort: true }),
+      },
       ...(options.maxAttempts !== undefined && { maxAttempts: options.maxAttempts }),
     })),
   );

@@ -66,6 +66,26 @@ describe('worker process lifecycle', () => {
     expect(jobs.map((j) => j.status)).toEqual(['claimed']);
   });
 
+  it('on SIGTERM exits soon after its shutdown timeout even when its handler ignores the cancellation', async () => {
+    await using run = await startQueueRun(env, {
+      queue: 'reference',
+      workers: 1,
+      lease: LEASE,
+      plans: [units(60, 100)],
+      ignoresAbort: true,
+      shutdownTimeoutMs: () => 300,
+    });
+    const worker = run.pool.worker('w1');
+    await worker.waitFor((e) => e.kind === 'unit' && e.unit === 2, 5_000);
+    process.kill(worker.pid, 'SIGTERM');
+    const exit = await worker.waitFor((e) => e.kind === 'exit', 10_000);
+    expect(exit.event).toMatchObject({ reason: 'SIGTERM: the handler ignored its cancellation' });
+    await waitGone([worker.pid]);
+    const kinds = worker.events.map((e) => e.event.kind);
+    expect(kinds).toContain('abort-ignored');
+    expect(kinds).not.toContain('ack');
+  });
+
   it('stop() continues a SIGSTOPped worker before ending it: none is left stopped', async () => {
     await using run = await startQueueRun(env, {
       queue: 'reference',
