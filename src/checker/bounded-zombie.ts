@@ -15,10 +15,15 @@
  * the deadline it was given: the bound is then the longest unit + ε from the expiry. River
  * cancels the handler's context at `JobTimeout` and keeps it; pg-boss 10 never stops an expired
  * handler (its issue 555), and this is where that shows.
+ *
+ * Nor is an effect after the worker cancelled the handler and the handler went on regardless
+ * (an `abort-ignored` event of the claim, at or before the effect): the worker kept its side of
+ * the watchdog contract, the handler broke its own. Such zombies are a warning naming the
+ * handler; a worker that never cancelled (no watchdog, a silenced heartbeat) is still judged.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
-import type { EffectEvent } from '../history/types.js';
+import type { EffectEvent, HistoryEvent } from '../history/types.js';
 import {
   EvidenceLog,
   at,
@@ -52,7 +57,18 @@ export const boundedZombie: Checker = {
     const heartbeatMs = noHeartbeat ? 0 : history.header.lease.heartbeatMs;
     const workerTolerance = controllerTolerance(history, options);
     const violations = new EvidenceLog(options.maxEvidence);
-    const counts = { claimsLost: 0, zombies: 0, overBound: 0, unjudged: 0, starved: 0 };
+    const counts = {
+      claimsLost: 0,
+      zombies: 0,
+      overBound: 0,
+      unjudged: 0,
+      starved: 0,
+      ignoredCancellation: 0,
+    };
+    const ignoredEvents = history.events.flatMap((e, index) =>
+      e.type === 'worker' && e.kind === 'abort-ignored' ? [{ e, index }] : [],
+    );
+    const ignoring = new EvidenceLog(options.maxEvidence);
     const starved = new StarvedVerdicts(derived);
     const windows: number[] = [];
     for (const claim of derived.claims) {
@@ -66,11 +82,22 @@ export const boundedZombie: Checker = {
       let judged = true;
       let flagged = false;
       let excused = false;
+      let handlerFault = false;
+      const ignored = cancellationIgnored(ignoredEvents, claim);
       for (const index of claim.effects) {
         const t = events[index]!.t;
         if (t <= lostAt) continue;
         lastAfter = t;
         if (flagged || !judged) continue;
+        if (t >= ignored.t) {
+          if (!handlerFault) {
+            handlerFault = true;
+            counts.ignoredCancellation += 1;
+            if (ignoring.take())
+              ignoring.add(ignoredEvidence(derived, claim, ignored.index, lostAt));
+          }
+          continue;
+        }
         if (Number.isNaN(claim.job.maxUnitMs)) {
           judged = false;
           continue;
@@ -101,15 +128,67 @@ export const boundedZombie: Checker = {
       if (!judged) counts.unjudged += 1;
       windows.push(lastAfter - lostAt);
     }
+    const handlerWarnings =
+      counts.ignoredCancellation > 0
+        ? [
+            `${counts.ignoredCancellation} lost claim(s) went on doing effects after their worker ` +
+              'cancelled the handler, which ignored its cancellation: the handler broke its ' +
+              "contract, not the queue (the late ack is the queue's to reject)",
+          ]
+        : [];
     return toResult(META, options, {
       violations,
       counts,
       stats: { zombieWindowMs: distribution(windows) },
-      warnings: historyWarnings(derived),
+      warnings: [...handlerWarnings, ...historyWarnings(derived)],
+      warningEvidence: ignoring,
       ...(unknownWhyOf(counts.unjudged, starved) ?? {}),
     });
   },
 };
+
+/**
+ * The first `abort-ignored` event of `claim`: where its worker is known to have cancelled the
+ * handler, which went on. From then on, effects are the handler's doing.
+ */
+function cancellationIgnored(
+  ignoredEvents: readonly { e: HistoryEvent; index: number }[],
+  claim: DerivedClaim,
+): { t: number; index: number } {
+  for (const { e, index } of ignoredEvents) {
+    if (e.type !== 'worker' || e.job !== claim.job.id || e.worker !== claim.worker) continue;
+    // The audit holder is the claim token, or the worker itself for a queue that fences by worker.
+    if (e.token !== claim.holder && claim.holder !== claim.worker) continue;
+    if (e.t >= claim.grantT) return { t: e.t, index };
+  }
+  return { t: Infinity, index: -1 };
+}
+
+function ignoredEvidence(
+  derived: DerivedHistory,
+  claim: DerivedClaim,
+  ignoredIndex: number,
+  lostAt: number,
+): Evidence {
+  const ignored = derived.history.events[ignoredIndex]!;
+  const events = claimEvents(derived, claim);
+  if (claim.reportedLost >= 0)
+    events.push(eventRef(derived, claim.reportedLost, 'worker learned the claim was lost'));
+  events.push(eventRef(derived, ignoredIndex, 'handler ignored its cancellation'));
+  const effects = claim.effects.filter((i) => derived.history.events[i]!.t >= ignored.t);
+  const last = derived.history.events[effects[effects.length - 1] ?? ignoredIndex]!;
+  return {
+    job: claim.job.id,
+    message:
+      `the handler of job ${claim.job.id} on ${claim.worker} ignored its cancellation: its ` +
+      `worker cancelled it by ${at(derived, ignored.t)} after claim ${claim.attempt} was lost at ` +
+      `${at(derived, lostAt)}, and it did ${effects.length} effect(s) more, the last ` +
+      `${round(last.t - lostAt)}ms after the loss`,
+    claims: [claimRef(claim)],
+    events: events.sort((a, b) => a.index - b.index),
+    faults: faultsDuring(derived, [claim.worker], lostAt, last.t),
+  };
+}
 
 function unknownWhyOf(
   unjudged: number,

@@ -1,10 +1,10 @@
 /**
  * I9 explained-expiry: every expiry coincides with an injected fault on its holder (or on the
  * database) that can cost a lease — active at some moment between the claim's last confirmed
- * grant or extension and the expiry (± ε'). See `LEASE_LOSING_KINDS` for which faults count and
- * why a stall or a clock skew does not. An unexplained expiry means the heartbeat path is
- * broken or the lease is shorter than the work: a warning by default, invalid under
- * `strictCauses`.
+ * grant or extension and the expiry (± ε'). See `leaseLosingFaultsOn` for which faults count,
+ * why a stall or a clock skew does not, and why a graceful stop does only past its shutdown
+ * timeout. An unexplained expiry means the heartbeat path is broken or the lease is shorter than
+ * the work: a warning by default, invalid under `strictCauses`.
  *
  * A library whose heartbeat shares the handler's event loop and whose documentation rules out
  * blocking it (`queueTerms.blockingLoopContract`: pgqueuer, procrastinate) is not judged by an
@@ -30,7 +30,7 @@ import {
   eventRef,
   faultsDuring,
 } from './evidence.js';
-import { LEASE_LOSING_KINDS, faultsOn, whyNotLeaseLosing } from './fault-windows.js';
+import { faultsOn, leaseLosingFaultsOn, whyNotLeaseLosing } from './fault-windows.js';
 import { noExtensionWhy } from './no-extension.js';
 import { controllerTolerance, resolveOptions } from './options.js';
 import { toResult } from './result.js';
@@ -72,10 +72,9 @@ export const explainedExpiry: Checker = {
         claim.extensions.length === 0 && claim.sentT < claim.lastConfirmT
           ? claim.sentT
           : claim.lastConfirmT;
-      const causes = faultsOn(
+      const causes = leaseLosingFaultsOn(
         derived,
         claim.worker,
-        LEASE_LOSING_KINDS,
         from - tolerance,
         claim.expiredAt + tolerance,
       );

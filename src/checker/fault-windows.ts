@@ -1,6 +1,6 @@
 /** Questions about fault intervals that several checkers ask. */
 import type { DerivedFault, DerivedHistory } from '../history/derive-types.js';
-import { faultKind, kindsWhere, type FaultKind } from '../faults/fault-kinds.js';
+import { FAULT_KINDS, faultKind, kindsWhere, type FaultKind } from '../faults/fault-kinds.js';
 
 /**
  * Faults during which a worker cannot act on anything, its watchdog included: it is stopped
@@ -31,6 +31,39 @@ export function whyNotLeaseLosing(kind: FaultKind): string | undefined {
  * clock skew: lease arithmetic is on the database's clock.
  */
 export const LEASE_LOSING_KINDS = kindsWhere((k) => k.losesLease === true);
+
+/**
+ * Faults that cost no lease when they start but may from a moment their detail names (a
+ * graceful stop, once its shutdown timeout is over), with that detail field.
+ */
+const LATE_LEASE_LOSING = new Map(
+  FAULT_KINDS.flatMap((k) => {
+    const after = faultKind(k).losesLeaseAfter;
+    return after === undefined ? [] : [[k, after] as const];
+  }),
+);
+
+/**
+ * Faults on `worker` or the database that could cost it a lease at some moment of [from, to]:
+ * those of `LEASE_LOSING_KINDS` active then, and those that may only from a point of their
+ * window on (`losesLeaseAfter`) active after that point.
+ */
+export function leaseLosingFaultsOn(
+  derived: DerivedHistory,
+  worker: string,
+  from: number,
+  to: number,
+): DerivedFault[] {
+  const found = faultsOn(derived, worker, LEASE_LOSING_KINDS, from, to);
+  for (const f of faultsOn(derived, worker, new Set(LATE_LEASE_LOSING.keys()), from, to)) {
+    const start = derived.history.events[f.startIndex];
+    const field = LATE_LEASE_LOSING.get(f.fault)!;
+    const after = start?.type === 'nemesis' ? start.detail?.[field] : undefined;
+    // Without the field the fault is taken at its start, as a fault that costs a lease.
+    if (f.start + (typeof after === 'number' ? after : 0) <= to) found.push(f);
+  }
+  return found;
+}
 
 /** Faults of `kinds` on `worker` or on the database active at some moment of [from, to]. */
 export function faultsOn(

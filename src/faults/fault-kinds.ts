@@ -19,6 +19,12 @@ export interface FaultKindRow {
    */
   readonly losesLease: true | { readonly whyNot: string };
   /**
+   * For a fault that costs no lease at first: the field of its detail (milliseconds after its
+   * start) from which on it may. A graceful stop holds the job it finishes for its shutdown
+   * timeout, heartbeating it; only once that is over does it give the job up to its lease.
+   */
+  readonly losesLeaseAfter?: string;
+  /**
    * Whether a worker under it cannot act on anything, its watchdog included (stopped, event loop
    * blocked, or the database its effects go to down): time under it is not a zombie's.
    */
@@ -93,6 +99,22 @@ export const FAULT_KIND_TABLE = {
     freezesProcess: false,
     target: 'worker',
     colour: '#212121',
+  },
+  stop: {
+    description:
+      'Stops a worker gracefully with SIGTERM: it claims no more, finishes the job it holds while ' +
+      'heartbeating it, and exits; past its shutdown timeout it cancels the handler and exits, ' +
+      'leaving the job to its lease. With restartAfter, a fresh worker takes its place.',
+    losesLease: {
+      whyNot:
+        'a worker stopping gracefully heartbeats the job it finishes until its shutdown timeout ' +
+        'is over, so its lease must not expire before then',
+    },
+    losesLeaseAfter: 'timeoutMs',
+    freezesHolder: false,
+    freezesProcess: false,
+    target: 'worker',
+    colour: '#546e7a',
   },
   clock: {
     description:

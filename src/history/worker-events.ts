@@ -59,6 +59,7 @@ export function workerHistoryEvent(
     case 'lost':
       return { ...base, job: event.jobId, token: event.token, detail: event.reason };
     case 'abort':
+    case 'abort-ignored':
     case 'unit':
       return { ...base, job: event.jobId, token: event.token, unit: event.unit };
     case 'effect':

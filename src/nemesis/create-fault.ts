@@ -10,6 +10,7 @@ import { PartitionFault } from './partition-fault.js';
 import { PauseFault } from './pause-fault.js';
 import { SlicerFault } from './slicer-fault.js';
 import { StallFault } from './stall-fault.js';
+import { StopFault } from './stop-fault.js';
 
 /**
  * Maps a fault as a scenario states it to the faults the timeline runs: one per worker for a
@@ -43,6 +44,11 @@ export function createFault(spec: FaultSpec): TimedFault[] {
       return spec.restartAfterMs === undefined
         ? [timed(new CrashFault(spec.worker))]
         : [timed(new CrashRestartFault(spec.worker, spec.restartAfterMs), spec.restartAfterMs)];
+    case 'stop':
+      // Like a crash: down from its exit until a restart, or until the run is over.
+      return [
+        timed(new StopFault(spec.worker, spec.timeoutMs, spec.restartAfterMs), spec.restartAfterMs),
+      ];
     case 'clock':
       return clockFaults(spec);
     case 'stall':

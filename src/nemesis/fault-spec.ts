@@ -86,6 +86,20 @@ export interface CrashSpec extends Timed {
   restartAfterMs?: number;
 }
 
+/**
+ * SIGTERM: the worker's graceful stop, cancelling its handler after `timeoutMs`; a fresh worker
+ * with the same id `restartAfterMs` after the old one exited, if given.
+ */
+export interface StopSpec extends Timed {
+  kind: 'stop';
+  /** Worker id. */
+  worker: string;
+  /** How long the worker lets its handler finish before it cancels it and exits. */
+  timeoutMs: number;
+  /** When a fresh worker replaces it, after its exit; absent: it stays down. */
+  restartAfterMs?: number;
+}
+
 /** A skewed `Date`: an offset, a drift, and optionally a later step. */
 export interface ClockSpec extends Lasting {
   kind: 'clock';
@@ -123,6 +137,7 @@ export type FaultSpec =
   | SlicerSpec
   | PauseSpec
   | CrashSpec
+  | StopSpec
   | ClockSpec
   | StallSpec
   | DbRestartSpec;

@@ -22,6 +22,8 @@ export interface WorkerPoolOptions {
   lease: LeaseSettings;
   /** Initial clock skew per worker index (0-based), if any. */
   clock?: (index: number) => ClockSkew | undefined;
+  /** The shutdown timeout per worker index (0-based), if it has one (see `WorkerConfig`). */
+  shutdownTimeoutMs?: (index: number) => number | undefined;
   /** Called for every event of every worker as it arrives. */
   onEvent?: (event: ReceivedEvent) => void;
   /**
@@ -83,6 +85,7 @@ export class WorkerPool implements AsyncDisposable {
             effectsUrl: options.database.url,
             lease: options.lease,
             clock: options.clock?.(i),
+            shutdownTimeoutMs: options.shutdownTimeoutMs?.(i),
           };
           pool.configs.set(config.workerId, config);
           return StartedWorker.start({

@@ -263,7 +263,42 @@ export const checkThenWriteQueue: ExtendingQueueAdapter = createReferenceQueue({
   fencing: 'check-then-write',
 });
 
+/**
+ * Stops the heartbeat when a graceful stop begins, then lets the running handler finish, as
+ * db-scheduler did (#365): a handler longer than what is left of the lease finishes on an
+ * expired claim, with no fault to explain the expiry — another worker takes the job and both run
+ * it (violates explained-expiry, strict causes; its effects also outlive the lease).
+ */
+export const shutdownStopsHeartbeatQueue: ExtendingQueueAdapter = createReferenceQueue({
+  name: 'shutdown-stops-heartbeat',
+  description:
+    'Known bad: on SIGTERM the worker stops its heartbeat first, then lets the running handler ' +
+    'finish, so the lease of the job it is finishing expires and another worker runs it too ' +
+    '(db-scheduler #365).',
+  worker: { shutdown: 'stops-heartbeat' },
+});
+
 const reference = createReferenceQueue();
+const ackById = createReferenceQueue({ ackFence: jobIdOnlyFence });
+
+/**
+ * Keeps the work of a handler its worker cancelled but that finished anyway (one that ignores
+ * its context): "the work is done, record it" — an ack by job id. The ack of a claim that was
+ * lost, and that another worker may have taken and completed, commits (violates no-stale-ack).
+ * Only a handler that ignores its cancellation, or a loss during the last unit, reaches it.
+ */
+export const ackAfterCancelQueue: ExtendingQueueAdapter = {
+  ...createReferenceQueue({
+    name: 'ack-after-cancel',
+    description:
+      'Known bad: when a handler its worker cancelled (a lost claim) finishes anyway, the ' +
+      'worker keeps the result with an ack by job id, so the late ack of a lost claim commits.',
+  }),
+  ack(db, claim, ctx) {
+    // The bug: a cancelled handler that finished is taken for a job done, whoever holds it now.
+    return (ctx.handlerCancelled === true ? ackById : reference).ack(db, claim, ctx);
+  },
+};
 
 /**
  * A heartbeat that swallows errors: an extension whose statement throws (a reset connection, a
@@ -385,5 +420,15 @@ export const KNOWN_BAD_VARIANTS: readonly KnownBadVariant[] = Object.freeze([
     queue: heartbeatIgnoresErrorsQueue,
     catches: 'bounded-zombie',
     change: 'extension error reported as held',
+  },
+  {
+    queue: shutdownStopsHeartbeatQueue,
+    catches: 'explained-expiry',
+    change: 'heartbeat stopped when a graceful stop begins',
+  },
+  {
+    queue: ackAfterCancelQueue,
+    catches: 'no-stale-ack',
+    change: 'a cancelled handler that finished is acked by id',
   },
 ]);

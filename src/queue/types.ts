@@ -47,6 +47,12 @@ export interface QueueContext {
    * worker program in another language, `programQueue`) opens them here, named by `workerId`.
    */
   databaseUrl?: string;
+  /**
+   * On an `ack` only: the worker had cancelled this claim's handler (its claim was lost, or its
+   * shutdown timeout was over) and the handler finished anyway. A correct adapter acks as ever —
+   * its fence decides; it exists so that a known-bad variant can treat the case apart.
+   */
+  handlerCancelled?: boolean;
 }
 
 /**
@@ -209,6 +215,13 @@ export interface WorkerBehaviour {
    * skips the ack — so the handler itself still runs on as a zombie.
    */
   watchdog: boolean | 'between-jobs';
+  /**
+   * What a graceful stop (SIGTERM) does to the heartbeat of the job the worker finishes.
+   * `keeps-heartbeat`: it beats until the job is acked or cancelled (correct). `stops-heartbeat`:
+   * the worker stops its heartbeat first, then lets the handler finish, so a handler longer than
+   * the lease finishes on an expired claim that another worker has taken (db-scheduler #365).
+   */
+  shutdown: 'keeps-heartbeat' | 'stops-heartbeat';
 }
 
 /** A worker program that runs a queue library's own worker loop (native mode). */

@@ -1,9 +1,13 @@
 import type { QueueAdapter, WorkerBehaviour } from './types.js';
 
-/** The correct behaviour: heartbeats on their own thread, and a lost claim aborts the handler. */
+/**
+ * The correct behaviour: heartbeats on their own thread, a lost claim aborts the handler, and a
+ * graceful stop heartbeats the job it finishes.
+ */
 export const REFERENCE_WORKER_BEHAVIOUR: Readonly<WorkerBehaviour> = Object.freeze({
   heartbeat: 'thread',
   watchdog: true,
+  shutdown: 'keeps-heartbeat',
 });
 
 /**

@@ -93,6 +93,16 @@ export function buildFaultSpec(
           restartAfterMs: read.ms(raw.restartAfter, [...at, 'restartAfter']),
         }),
       };
+    case 'stop':
+      return {
+        kind,
+        atMs,
+        worker: worker(),
+        timeoutMs: read.ms(raw.timeout, [...at, 'timeout']),
+        ...(raw.restartAfter !== undefined && {
+          restartAfterMs: read.ms(raw.restartAfter, [...at, 'restartAfter']),
+        }),
+      };
     case 'clock':
       return clockSpec(raw, at, lasting, worker(), read);
     case 'stall':

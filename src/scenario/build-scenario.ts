@@ -60,6 +60,7 @@ export function buildScenario(
         effectEvery: (handler.effectEvery as number | undefined) ?? 1,
         sync: (handler.sync as boolean | undefined) ?? false,
         checkpoint: (handler.checkpoint as boolean | undefined) ?? false,
+        ignoresAbort: (handler.ignoresAbort as boolean | undefined) ?? false,
         failAttempts: (handler.failAttempts as number | undefined) ?? 0,
       },
     },

@@ -38,6 +38,8 @@ export interface RunPlan {
   checkpoint?: boolean;
   /** The first this-many attempts of every job fail after their last unit (retries). */
   failAttempts?: number;
+  /** Handlers do not check their abort signal: a cancelled handler runs on to its end. */
+  ignoresAbort?: boolean;
   /** Jobs enqueued per second while the workers run; absent: all at once, before they start. */
   enqueueRatePerSecond?: number;
   /** Whether dead-lettered jobs count as done. */
@@ -131,6 +133,7 @@ export async function executeRun(
       payload: {
         units,
         ...(plan.checkpoint === true && { checkpoint: true }),
+        ...(plan.ignoresAbort === true && { ignoresAbort: true }),
         ...(plan.failAttempts !== undefined &&
           plan.failAttempts > 0 && {
             failAttempts: plan.failAttempts,
@@ -159,6 +162,7 @@ export async function executeRun(
       lease,
       onEvent: recorder.onWorkerEvent,
       ...(plan.clock && { clock: (i: number) => plan.clock?.[`w${i + 1}`] }),
+      shutdownTimeoutMs: (i: number) => shutdownTimeoutOf(plan, `w${i + 1}`),
       held: true,
     });
     // Jobs arrive one by one at the scenario's rate, while the workers run and faults strike.
@@ -302,6 +306,15 @@ export async function runTimeline(
     if (ran) for (const { fault } of lasting) await fault.heal(ctx).catch(() => undefined);
     else await healAll(ctx, lasting);
   }
+}
+
+/**
+ * The shutdown timeout a worker is started with: that of the first `stop` aimed at it. A worker
+ * knows its own timeout, as a deployed one does from its settings; a SIGTERM carries none.
+ */
+function shutdownTimeoutOf(plan: RunPlan, worker: string): number | undefined {
+  const stop = plan.faults.find((f) => f.kind === 'stop' && f.worker === worker);
+  return stop?.kind === 'stop' ? stop.timeoutMs : undefined;
 }
 
 /** Whether `error` is an abort (the signal's reason, or a timer's AbortError). */

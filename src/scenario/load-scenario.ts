@@ -82,6 +82,7 @@ export function scenarioToRunPlan(
     plans: drawHandlerPlans(jobs.handler, jobs.count, new Random(seed)),
     ...(jobs.maxAttempts !== undefined && { maxAttempts: jobs.maxAttempts }),
     ...(jobs.handler.checkpoint && { checkpoint: true }),
+    ...(jobs.handler.ignoresAbort && { ignoresAbort: true }),
     ...(jobs.handler.failAttempts > 0 && { failAttempts: jobs.handler.failAttempts }),
     ...(jobs.ratePerSecond !== undefined && { enqueueRatePerSecond: jobs.ratePerSecond }),
     allowDeadLetter: scenario.allowDeadLetter,

@@ -15,9 +15,10 @@ export interface ScenarioJobs {
   ratePerSecond?: number;
   /**
    * What each job's handler does; `checkpoint`: it commits a cursor after each unit;
-   * `failAttempts`: the first this-many attempts of each job end in an error.
+   * `failAttempts`: the first this-many attempts of each job end in an error; `ignoresAbort`:
+   * it never checks its abort signal, so a cancelled handler runs on to its end.
    */
-  handler: HandlerShape & { checkpoint: boolean; failAttempts: number };
+  handler: HandlerShape & { checkpoint: boolean; failAttempts: number; ignoresAbort: boolean };
   /** Attempts before dead-lettering; absent: the queue's default. */
   maxAttempts?: number;
 }

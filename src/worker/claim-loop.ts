@@ -17,8 +17,8 @@ import { monotonicNow, type WorkerEvent } from './types.js';
 export interface ClaimLoopQueue {
   /** A granted claim, or undefined when nothing is available. */
   claim: () => Promise<Claim | undefined>;
-  /** True when the ack committed. */
-  ack: (claim: Claim) => Promise<boolean>;
+  /** True when the ack committed; `cancelled`: the loop had cancelled the handler first. */
+  ack: (claim: Claim, cancelled: boolean) => Promise<boolean>;
   /** True when the fail committed. */
   fail: (claim: Claim, error: string) => Promise<boolean>;
   /** True when the cursor committed; absent: the queue keeps no cursors. */
@@ -39,6 +39,8 @@ export interface ClaimLoopOptions {
   heartbeat: Pick<Heartbeat, 'start' | 'stop'>;
   /** What a lost claim does to the handler (see `WorkerBehaviour.watchdog`). */
   watchdog: WorkerBehaviour['watchdog'];
+  /** What a graceful stop does to the heartbeat (see `WorkerBehaviour.shutdown`); default: keeps it. */
+  shutdown?: WorkerBehaviour['shutdown'];
   /** How long an idle worker waits between claims. */
   pollMs: number;
   /** Where events go. */
@@ -59,6 +61,7 @@ interface CurrentJob {
 export class ClaimLoop {
   private current: CurrentJob | undefined;
   private stopping = false;
+  private shutdownTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: ClaimLoopOptions) {}
 
@@ -71,9 +74,21 @@ export class ClaimLoop {
     if (this.options.watchdog === true) current.abort.abort();
   }
 
-  /** Ends the loop after the current job (SIGTERM: finish what you hold). */
-  stop(): void {
+  /**
+   * A graceful stop (SIGTERM): claims no more and ends the loop after the current job. The
+   * handler may finish, with its heartbeat beating, for `timeoutMs`; then it is cancelled (at
+   * its next cancellation point), and the job it leaves is recovered once its lease expires.
+   * Without `timeoutMs` it may take as long as it takes. Only the first call counts.
+   */
+  stop(timeoutMs?: number): void {
+    if (this.stopping) return;
     this.stopping = true;
+    // The known-bad `stops-heartbeat`: "we are shutting down" silences the heartbeat of the job
+    // that is still being finished.
+    if (this.options.shutdown === 'stops-heartbeat') this.options.heartbeat.stop();
+    if (timeoutMs !== undefined) {
+      this.shutdownTimer = setTimeout(() => this.current?.abort.abort(), timeoutMs);
+    }
   }
 
   /** Ends the loop and aborts the current handler (the controller is gone). */
@@ -115,6 +130,7 @@ export class ClaimLoop {
       // claims are waiting for it. The short pause keeps a refused connection from spinning.
       else if (!this.stopping) await sleep(claimFailed ? Math.min(10, pollMs) : pollMs);
     }
+    clearTimeout(this.shutdownTimer);
   }
 
   /** Runs a queue call, emitting invoke and complete with its outcome. */
@@ -183,6 +199,8 @@ export class ClaimLoop {
             emit({ kind: 'effect', at: monotonicNow(), jobId, token, unit, recorded });
           },
           onAbort: (unit) => emit({ kind: 'abort', at: monotonicNow(), jobId, token, unit }),
+          onAbortIgnored: (unit) =>
+            emit({ kind: 'abort-ignored', at: monotonicNow(), jobId, token, unit }),
           ...(plan.checkpoint && {
             onCheckpoint: async (unit: number) => {
               if (checkpoint === undefined) return true;
@@ -204,7 +222,11 @@ export class ClaimLoop {
       heartbeat.stop();
       // The known-bad `between-jobs` watchdog looks only here, after the zombie work is done.
       const skip = watchdog === 'between-jobs' && job.lost;
-      if (result.completed && !skip) await this.call('ack', claim, () => queue.ack(claim));
+      // A handler that ignored its cancellation comes back completed: its ack says so.
+      const cancelled = abort.signal.aborted;
+      if (result.completed && !skip) {
+        await this.call('ack', claim, () => queue.ack(claim, cancelled));
+      }
     } catch (error) {
       heartbeat.stop();
       const message = messageOf(error);

@@ -17,6 +17,11 @@ export interface HandlerHooks {
   /** When the abort signal stops the handler before unit `index`. */
   onAbort(index: number): void;
   /**
+   * When a handler that ignores its cancellation (`ignoresAbort`) passes the point before unit
+   * `index` with its abort signal set, and goes on: once, at the first such point.
+   */
+  onAbortIgnored?(index: number): void;
+  /**
    * After unit `index` is done, for handlers that checkpoint: commits the cursor `index + 1`.
    * Resolves false when the claim is lost (the write was fenced off), which stops the handler.
    */
@@ -43,6 +48,7 @@ export function handlerPlanOf(payload: Record<string, unknown>): HandlerPlan {
   if (!Array.isArray(units)) throw new Error('job payload has no "units" array');
   return {
     checkpoint: payload.checkpoint === true,
+    ignoresAbort: payload.ignoresAbort === true,
     failAttempts: typeof payload.failAttempts === 'number' ? payload.failAttempts : 0,
     units: units.map((u: Partial<UnitPlan>, i) => {
       if (typeof u?.ms !== 'number') throw new Error(`job payload units[${i}].ms is not a number`);
@@ -62,10 +68,16 @@ export async function runHandler(
   hooks: HandlerHooks,
   startAt = 0,
 ): Promise<HandlerResult> {
+  let ignored = false;
   for (const [index, unit] of plan.units.entries()) {
     // Units before the checkpointed cursor were done (and committed) by an earlier claim.
     if (index < startAt) continue;
-    if (signal.aborted) {
+    if (signal.aborted && plan.ignoresAbort === true) {
+      // Recorded by the harness, not seen by the handler: the history must show that the worker
+      // did cancel it, so that what follows is judged as the handler's doing.
+      if (!ignored) hooks.onAbortIgnored?.(index);
+      ignored = true;
+    } else if (signal.aborted) {
       hooks.onAbort(index);
       return { completed: false, abortedAtUnit: index };
     }

@@ -28,6 +28,11 @@ export interface HandlerPlan {
    */
   checkpoint?: boolean;
   /**
+   * The handler never checks its abort signal (`payload.ignoresAbort`): cancelled, it runs on to
+   * its end, as a handler that ignores its context does.
+   */
+  ignoresAbort?: boolean;
+  /**
    * The first this-many attempts of the job throw after their last unit (`payload.failAttempts`):
    * a transient error, so the worker reports a failure and the queue retries.
    */
@@ -59,6 +64,11 @@ export interface WorkerConfig {
   lease: LeaseSettings;
   /** Initial clock skew. */
   clock?: ClockSkew | undefined;
+  /**
+   * On SIGTERM, how long the worker lets the handler it holds finish before it cancels it and
+   * exits (a scenario's `stop` timeout); absent: it waits for the handler however long it takes.
+   */
+  shutdownTimeoutMs?: number | undefined;
   /** Client-side bound on one queue statement (default: the lease duration). */
   statementTimeoutMs?: number | undefined;
   /** How the starvation probes tick and what they report (default `DEFAULT_STARVATION`). */
@@ -120,6 +130,11 @@ export type WorkerEvent =
     }
   | { kind: 'lost'; at: number; jobId: string; token: string; reason: string }
   | { kind: 'abort'; at: number; jobId: string; token: string; unit: number }
+  /**
+   * A handler that ignores its cancellation passed a cancellation point (before unit `unit`)
+   * with its abort signal set, and went on: the worker did cancel it.
+   */
+  | { kind: 'abort-ignored'; at: number; jobId: string; token: string; unit: number }
   | { kind: 'unit'; at: number; jobId: string; token: string; unit: number; effect: boolean }
   | { kind: 'effect'; at: number; jobId: string; token: string; unit: number; recorded: boolean }
   | { kind: 'stall'; at: number; ms: number }

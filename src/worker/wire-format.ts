@@ -38,6 +38,7 @@ const REQUIRED: Record<WorkerEvent['kind'], Record<string, FieldType | readonly 
   checkpoint: { phase: ['invoke', 'complete'], jobId: 'string', token: 'string' },
   lost: { jobId: 'string', token: 'string', reason: 'string' },
   abort: { jobId: 'string', token: 'string', unit: 'number' },
+  'abort-ignored': { jobId: 'string', token: 'string', unit: 'number' },
   unit: { jobId: 'string', token: 'string', unit: 'number', effect: 'boolean' },
   effect: { jobId: 'string', token: 'string', unit: 'number', recorded: 'boolean' },
   stall: { ms: 'number' },

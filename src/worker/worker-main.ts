@@ -5,7 +5,8 @@
  *
  * It imports no orchestrator code. It talks to the controller over the IPC channel: a config
  * message first, then control messages; it streams events back. It exits by itself when the
- * controller goes away, and on SIGTERM it finishes the current job and exits.
+ * controller goes away, and on SIGTERM it stops gracefully: it claims no more, finishes the
+ * current job — heartbeating it — within its shutdown timeout, or cancels it then, and exits.
  */
 import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { adapterDeadline } from '../queue/adapter-deadline.js';
@@ -21,6 +22,12 @@ import { DEFAULT_STARVATION, StarvationProbe } from './starvation-probe.js';
 import { monotonicNow, type ControlMessage, type WorkerConfig, type WorkerEvent } from './types.js';
 import { queueCallBoundMs, statementTimeoutMs } from './statement-bounds.js';
 import { WIRE_FORMAT_VERSION } from './wire-format.js';
+
+/**
+ * How long a stopping worker waits, once its shutdown timeout has cancelled the handler, for the
+ * handler to return: one that checks its signal does at its next unit boundary.
+ */
+const CANCELLED_HANDLER_GRACE_MS = 1_000;
 
 if (process.send === undefined) {
   process.stderr.write('worker-main must be started by leaseproof with an IPC channel\n');
@@ -42,6 +49,7 @@ const emit = (event: WorkerEvent): void => {
 
 let stopping = false;
 let exitReason = 'stopped';
+let exitSent = false;
 // The claim loop waits for the controller's `go`, or for a reason to stop before it came.
 let go: () => void = () => undefined;
 const released = new Promise<void>((resolve) => (go = resolve));
@@ -74,10 +82,28 @@ process.on('disconnect', () => {
   setTimeout(() => process.exit(0), 2_000).unref();
 });
 process.on('SIGTERM', () => {
+  if (stopping) return;
   stopping = true;
   exitReason = 'SIGTERM';
-  worker.loop?.stop();
+  worker.loop?.stop(config.shutdownTimeoutMs);
   go();
+  // Past its timeout the loop cancels the handler; one that ignores its cancellation would keep
+  // this process — and the job's heartbeat — going for as long as it likes. A stopping worker
+  // does not wait for it: exiting ends it, and its job is left to its lease.
+  if (config.shutdownTimeoutMs !== undefined) {
+    setTimeout(() => {
+      // The loop may have ended and be closing its connections: its `exit` is out already.
+      if (!exitSent) {
+        emit({
+          kind: 'exit',
+          at: monotonicNow(),
+          reason: 'SIGTERM: the handler ignored its cancellation',
+        });
+        flush();
+      }
+      process.exit(0);
+    }, config.shutdownTimeoutMs + CANCELLED_HANDLER_GRACE_MS).unref();
+  }
 });
 
 if (config.clock) clock.set(config.clock);
@@ -114,7 +140,11 @@ const checkpoint = adapter.checkpoint?.bind(adapter);
 const loop = new ClaimLoop({
   queue: {
     claim: () => bounded('claim', adapter.claim(queueConnection, ctx)),
-    ack: (claim) => bounded('ack', adapter.ack(queueConnection, claim, ctx)),
+    ack: (claim, cancelled) =>
+      bounded(
+        'ack',
+        adapter.ack(queueConnection, claim, cancelled ? { ...ctx, handlerCancelled: true } : ctx),
+      ),
     fail: (claim, error) => bounded('fail', adapter.fail(queueConnection, claim, error, ctx)),
     ...(checkpoint && {
       checkpoint: (claim: Claim, cursor: string) =>
@@ -127,6 +157,7 @@ const loop = new ClaimLoop({
   },
   heartbeat,
   watchdog: behaviour.watchdog,
+  shutdown: behaviour.shutdown,
   pollMs: config.lease.pollMs,
   emit,
   effect: (jobId, token, unit) => effects.record(jobId, token, unit),
@@ -175,11 +206,12 @@ probe.start();
 // forked first must not drain the queue while the last one is still loading, and a scenario's
 // time zero (a clock skew "at 0s") must come before the first claim.
 await released;
-if (stopping) loop.stop();
+if (stopping) loop.stop(config.shutdownTimeoutMs);
 await loop.run();
 
 probe.stop();
 emit({ kind: 'exit', at: monotonicNow(), reason: exitReason });
+exitSent = true;
 flush();
 await heartbeat.close();
 await Promise.all([queueConnection.close(), effects.close()]);

@@ -36,6 +36,35 @@ describe('bounded-zombie (I7)', () => {
     expect(result.stats?.zombieWindowMs).toEqual({ count: 1, p50: 150, p99: 150, max: 150 });
   });
 
+  it('warns, naming the handler, about effects after a cancellation the handler ignored', () => {
+    // Lost at +210 (the worker's word), cancelled: the handler passed its next cancellation
+    // point at +230 and went on; its effect at +400 is past the bound of 75 ms.
+    const ignored = (cancelledAt?: number) => {
+      const b = new HistoryBuilder();
+      b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1, 20);
+      b.fault('partition', 'w1', 30, 500).say('w1', 210, 'lost', { job: '1', token: 'a' });
+      if (cancelledAt !== undefined) {
+        b.say('w1', cancelledAt, 'abort-ignored', { job: '1', token: 'a', unit: 1 });
+      }
+      b.unit('1', 'w1', 'a', 1, 380, 400);
+      b.grant('1', 'w2', 'b', 205).unit('1', 'w2', 'b', 0, 206, 225).ack('1', 'w2', 230, 'b');
+      return b.end(600).build();
+    };
+    const handlers = check(boundedZombie, ignored(230));
+    expect(handlers.valid).toBe('valid');
+    expect(handlers.counts).toMatchObject({ zombies: 1, overBound: 0, ignoredCancellation: 1 });
+    expect(handlers.warnings?.[0]).toMatch(
+      /ignored its cancellation: the handler broke its contract/,
+    );
+    expect(handlers.evidence[0]?.message).toMatch(
+      /^the handler of job 1 on w1 ignored its cancellation: its worker cancelled it by \+230ms/,
+    );
+    // A worker that never cancelled it (no watchdog) is still judged.
+    expect(check(boundedZombie, ignored()).valid).toBe('invalid');
+    // Nor does a cancellation after the effect excuse it: the worker cancelled too late.
+    expect(check(boundedZombie, ignored(450)).valid).toBe('invalid');
+  });
+
   it('allows heartbeat + longest unit + ε after the loss', () => {
     // Expired at +200: the bound is 50 + 20 + 5 = 75 ms.
     expect(check(boundedZombie, zombie(274)).valid).toBe('valid');

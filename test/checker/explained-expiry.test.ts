@@ -49,6 +49,30 @@ describe('explained-expiry (I9)', () => {
     expect(result.evidence[0]?.faults).toEqual([]);
   });
 
+  it('counts a graceful stop as a cause only once its shutdown timeout is over', () => {
+    // w1 is stopped at +10ms with a shutdown timeout of `timeoutMs`; its claim expires at +200.
+    const stopped = (timeoutMs: number) => {
+      const b = new HistoryBuilder();
+      b.enqueue('1', 0).grant('1', 'w1', 'a', 0).unit('1', 'w1', 'a', 0, 1);
+      b.fault('stop', 'w1', 10, 1_000);
+      b.grant('1', 'w2', 'b', 205).unit('1', 'w2', 'b', 0, 206, 220).ack('1', 'w2', 230, 'b');
+      const history = b.end(1_100).build();
+      const start = history.events.find((e) => e.type === 'nemesis' && e.phase === 'start');
+      if (start?.type === 'nemesis') start.detail = { timeoutMs };
+      return history;
+    };
+    // Cancelled at +110 and gone: its lease was left to expire, as a stop past its timeout does.
+    const past = check(explainedExpiry, stopped(100), { strictCauses: true });
+    expect(past.valid).toBe('valid');
+    expect(past.counts).toMatchObject({ explained: 1, 'by:stop': 1 });
+    // Still finishing its job until +510: it should have been heartbeating it.
+    const during = check(explainedExpiry, stopped(500), { strictCauses: true });
+    expect(during.valid).toBe('invalid');
+    expect(during.evidence[0]?.message).toMatch(
+      /the stop on w1 \(f1\) from \+10ms to \+1000ms does not explain it: a worker stopping gracefully heartbeats the job it finishes until its shutdown timeout is over/,
+    );
+  });
+
   it('does not count an event-loop stall as a cause, and shows it as the fault at the time', () => {
     const result = check(explainedExpiry, expiryUnderStall(), { strictCauses: true });
     expect(result.valid).toBe('invalid');

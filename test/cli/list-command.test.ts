@@ -63,7 +63,7 @@ describe('leaseproof list', () => {
     expect([...listed.get('faults')!.keys()]).toEqual([...FAULT_KINDS]);
     expect([...listed.get('checkers')!.keys()]).toEqual(ALL_CHECKERS.map((c) => c.name));
     expect(listed.get('checkers')!.get('no-stale-ack')).toMatch(/^I1: No write of a claim/);
-    expect(result.stdout).toMatch(/^scenarios \(31 in \.\/scenarios\):$/m);
+    expect(result.stdout).toMatch(/^scenarios \(35 in \.\/scenarios\):$/m);
   });
 
   it('the fault-kind table and the scenario schema name the same kinds, in the same order', () => {
@@ -75,7 +75,7 @@ describe('leaseproof list', () => {
     const result = await leaseproof(['list'], await tempDir());
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(
-      `scenarios (31, shipped with leaseproof at ${join(ROOT, 'scenarios')}; ` +
+      `scenarios (35, shipped with leaseproof at ${join(ROOT, 'scenarios')}; ` +
         'add ./scenarios or `leaseproof list DIR` for your own):',
     );
     expect([...sections(result.stdout).get('scenarios')!.keys()]).toEqual(await SHIPPED);
@@ -116,7 +116,7 @@ describe('without ./scenarios, commands use the scenarios shipped with leaseproo
     const result = await leaseproof(['suite', ...STOP], await tempDir());
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toBe(
-      `using the 31 scenarios ${shippedAt}; add ./scenarios or \`leaseproof suite DIR\` for your own`,
+      `using the 35 scenarios ${shippedAt}; add ./scenarios or \`leaseproof suite DIR\` for your own`,
     );
     expect(result.stderr).not.toContain('starting the');
   });
@@ -125,7 +125,7 @@ describe('without ./scenarios, commands use the scenarios shipped with leaseproo
     const result = await leaseproof(['mutants', ...STOP], await tempDir());
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toBe(
-      `using the 31 scenarios ${shippedAt}; add ./scenarios or --scenarios DIR for your own`,
+      `using the 35 scenarios ${shippedAt}; add ./scenarios or --scenarios DIR for your own`,
     );
   });
 

@@ -69,6 +69,11 @@ describe('the curated suite', () => {
     ['extend-without-token', 'stale-heartbeat-after-takeover', 'no-stale-ack'],
     ['check-then-write', 'slow-ack-across-deadline', 'no-stale-ack'],
     ['heartbeat-ignores-errors', 'reset-during-heartbeats', 'bounded-zombie'],
+    // The scenarios users keep hitting (issue 39 §5), each variant on both of its scenarios.
+    ['shutdown-stops-heartbeat', 'graceful-stop-long-handler', 'explained-expiry'],
+    ['shutdown-stops-heartbeat', 'graceful-stop-timeout', 'explained-expiry'],
+    ['ack-after-cancel', 'handler-ignores-cancellation', 'no-stale-ack'],
+    ['ack-after-cancel', 'partitioned-handler-ignores-cancellation', 'no-stale-ack'],
   ];
   for (const [queue, scenario, checker] of cases) {
     it(`${queue} fails ${scenario} on ${checker}`, { timeout: 120_000, retry: 1 }, async () => {

@@ -42,7 +42,7 @@ describe('scenarioArbitrary', () => {
           );
           expect(fault.atMs).toBeGreaterThanOrEqual(200);
           expect(fault.atMs).toBeLessThanOrEqual(1_500);
-          if (fault.kind !== 'clock' && fault.kind !== 'crash') {
+          if (fault.kind !== 'clock' && fault.kind !== 'crash' && fault.kind !== 'stop') {
             expect(fault.forMs).toBeGreaterThanOrEqual(durationMs);
             expect(fault.forMs).toBeLessThanOrEqual(2.5 * durationMs);
           }

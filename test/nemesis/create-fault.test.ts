@@ -8,6 +8,7 @@ import { ClockFault } from '../../src/nemesis/clock-fault.js';
 import { createFault, createFaults } from '../../src/nemesis/create-fault.js';
 import { CrashFault } from '../../src/nemesis/crash-fault.js';
 import { CrashRestartFault } from '../../src/nemesis/crash-restart-fault.js';
+import { StopFault } from '../../src/nemesis/stop-fault.js';
 import { DbRestartFault } from '../../src/nemesis/db-restart-fault.js';
 import type { FaultSpec } from '../../src/nemesis/fault-spec.js';
 import { LatencyFault } from '../../src/nemesis/latency-fault.js';
@@ -130,6 +131,18 @@ describe('createFault', () => {
       { kind: 'crash', atMs: 0, worker: 'w1', restartAfterMs: 300 },
       CrashRestartFault.name,
       { restartAfterMs: 300 },
+      300,
+    ],
+    [
+      { kind: 'stop', atMs: 0, worker: 'w1', timeoutMs: 50 },
+      StopFault.name,
+      { timeoutMs: 50 },
+      undefined,
+    ],
+    [
+      { kind: 'stop', atMs: 0, worker: 'w1', timeoutMs: 50, restartAfterMs: 300 },
+      StopFault.name,
+      { timeoutMs: 50, restartAfterMs: 300 },
       300,
     ],
     [{ kind: 'stall', atMs: 0, worker: 'w1', forMs: 5 }, StallFault.name, { ms: 5 }, 5],

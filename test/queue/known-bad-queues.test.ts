@@ -13,6 +13,8 @@ import {
   reusedTokenQueue,
   unconditionalAckQueue,
   watchdogBetweenJobsQueue,
+  shutdownStopsHeartbeatQueue,
+  ackAfterCancelQueue,
   workerClockLeaseQueue,
 } from '../../src/queue/known-bad-queues.js';
 import type { ExtendingQueueAdapter, QueueContext, SqlClient } from '../../src/queue/types.js';
@@ -94,6 +96,13 @@ describe('each variant differs from the reference in one respect only', () => {
     { variant: failByIdQueue, sqlDiffers: ['fail'], worker: undefined },
     { variant: retryOnWorkerClockQueue, sqlDiffers: ['fail'], worker: undefined },
     { variant: watchdogBetweenJobsQueue, sqlDiffers: [], worker: { watchdog: 'between-jobs' } },
+    // Differs only on the ack of a handler its worker cancelled (see its own test below).
+    { variant: ackAfterCancelQueue, sqlDiffers: [], worker: undefined },
+    {
+      variant: shutdownStopsHeartbeatQueue,
+      sqlDiffers: [],
+      worker: { shutdown: 'stops-heartbeat' },
+    },
     // select-then-update sends one statement more per claim: its own test shows the race.
   ])('$variant.name', async ({ variant, sqlDiffers, worker }) => {
     const reference = await statementsOf(referenceQueue);
@@ -154,6 +163,28 @@ describe('unconditional-ack commits the stale acks the reference rejects', () =>
       expect((await readLease(await client('observer'), q, claim.jobId)).state).toBe(state);
     });
   });
+});
+
+describe('ack-after-cancel acks by job id only what its worker had cancelled', () => {
+  it.each([
+    { cancelled: false, committed: false, state: 'held' },
+    { cancelled: true, committed: true, state: 'completed' },
+  ])(
+    'the ack of an expired claim, the handler cancelled: $cancelled',
+    async ({ cancelled, committed, state }) => {
+      const q = ackAfterCancelQueue;
+      await withQueue(q, async (client) => {
+        const c1 = await client('worker-a');
+        const a = context('worker-a');
+        await q.enqueue(c1, [{ payload: {} }]);
+        const claim = granted(await q.claim(c1, a));
+        await outlive(LEASE.durationMs);
+        const ctx = cancelled ? { ...a, handlerCancelled: true } : a;
+        expect(await q.ack(c1, claim, ctx)).toBe(committed);
+        expect((await readLease(await client('observer'), q, claim.jobId)).state).toBe(state);
+      });
+    },
+  );
 });
 
 describe('worker-clock-lease moves deadlines with the worker clock; the reference does not', () => {

@@ -32,6 +32,8 @@ const BUILT_IN = [
   'extend-without-token',
   'check-then-write',
   'heartbeat-ignores-errors',
+  'shutdown-stops-heartbeat',
+  'ack-after-cancel',
   // The correct controls: the reference's lease built another way (reap on the poll path).
   'reap-on-poll',
   // The real libraries (src/adapters/), driven through their own code: their statements under
@@ -50,9 +52,14 @@ const BUILT_IN = [
 ];
 /** The variants whose worker differs from the reference worker; every other one shares it. */
 const OWN_WORKER: Record<string, object> = {
-  'main-thread-heartbeat': { heartbeat: 'event-loop', watchdog: true },
-  'no-watchdog': { heartbeat: 'thread', watchdog: false },
-  'watchdog-between-jobs': { heartbeat: 'thread', watchdog: 'between-jobs' },
+  'main-thread-heartbeat': { heartbeat: 'event-loop', watchdog: true, shutdown: 'keeps-heartbeat' },
+  'no-watchdog': { heartbeat: 'thread', watchdog: false, shutdown: 'keeps-heartbeat' },
+  'watchdog-between-jobs': {
+    heartbeat: 'thread',
+    watchdog: 'between-jobs',
+    shutdown: 'keeps-heartbeat',
+  },
+  'shutdown-stops-heartbeat': { heartbeat: 'thread', watchdog: true, shutdown: 'stops-heartbeat' },
 };
 
 /** The AdapterError a load fails with (fails the test if it loads). */
@@ -81,7 +88,7 @@ describe('built-in queues', () => {
     const behaviours = Object.fromEntries(
       BUILT_IN.map((name) => [name, workerBehaviourOf(builtInQueues[name]!)]),
     );
-    const correct = { heartbeat: 'thread', watchdog: true };
+    const correct = { heartbeat: 'thread', watchdog: true, shutdown: 'keeps-heartbeat' };
     expect(behaviours).toEqual(
       Object.fromEntries(BUILT_IN.map((name) => [name, OWN_WORKER[name] ?? correct])),
     );

@@ -25,6 +25,7 @@ describe('loadScenario on valid files', () => {
           sync: false,
           checkpoint: false,
           failAttempts: 0,
+          ignoresAbort: false,
         },
       },
       faults: [
@@ -75,6 +76,7 @@ describe('loadScenario on valid files', () => {
         sync: true,
         checkpoint: false,
         failAttempts: 0,
+        ignoresAbort: false,
       },
     });
     expect(scenario.faults).toEqual([
@@ -116,6 +118,8 @@ describe('loadScenario on valid files', () => {
       { kind: 'pause', atMs: 500, forMs: 2_000, worker: 'w1' },
       { kind: 'crash', atMs: 600, worker: 'w2', restartAfterMs: 1_000 },
       { kind: 'crash', atMs: 700, worker: 'w3' },
+      { kind: 'stop', atMs: 750, worker: 'w1', timeoutMs: 2_000, restartAfterMs: 300 },
+      { kind: 'stop', atMs: 760, worker: 'w2', timeoutMs: 500 },
       {
         kind: 'clock',
         atMs: 0,
@@ -165,6 +169,7 @@ describe('loadScenario on valid files', () => {
       sync: false,
       checkpoint: false,
       failAttempts: 0,
+      ignoresAbort: false,
     });
   });
 });

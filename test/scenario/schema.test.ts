@@ -77,6 +77,7 @@ describe('scenarios/schema.json', () => {
       'slicer',
       'pause',
       'crash',
+      'stop',
       'clock',
       'stall',
       'db-restart',

@@ -22,11 +22,14 @@ export async function startQueueRun(
     queue: string;
     workers: number;
     lease: LeaseSettings;
+    /** Handlers that ignore their cancellation. */
+    ignoresAbort?: boolean;
     plans: UnitPlan[][];
     maxAttempts?: number;
     /** Handlers commit a cursor after each unit and resume from it. */
     checkpoint?: boolean;
     clock?: WorkerPoolOptions['clock'];
+    shutdownTimeoutMs?: WorkerPoolOptions['shutdownTimeoutMs'];
     /** Extra SQL run after setup and before the workers start (e.g. a test's own trigger). */
     beforeStart?: string;
   },
@@ -37,7 +40,11 @@ export async function startQueueRun(
     database,
     adapter,
     options.plans.map((units) => ({
-      payload: { units, ...(options.checkpoint === true && { checkpoint: true }) },
+      payload: {
+        units,
+        ...(options.checkpoint === true && { checkpoint: true }),
+        ...(options.ignoresAbort === true && { ignoresAbort: true }),
+      },
       ...(options.maxAttempts !== undefined && { maxAttempts: options.maxAttempts }),
     })),
   );
@@ -51,6 +58,7 @@ export async function startQueueRun(
     workers: options.workers,
     lease: options.lease,
     ...(options.clock && { clock: options.clock }),
+    ...(options.shutdownTimeoutMs && { shutdownTimeoutMs: options.shutdownTimeoutMs }),
   });
   return {
     database,

@@ -40,6 +40,52 @@ describe('worker process lifecycle', () => {
     expect(jobs.map((j) => j.status)).toEqual(['completed', 'pending']);
   });
 
+  it('on SIGTERM heartbeats its job until its shutdown timeout, then cancels it and exits', async () => {
+    await using run = await startQueueRun(env, {
+      queue: 'reference',
+      workers: 1,
+      lease: LEASE,
+      plans: [units(20, 100)],
+      shutdownTimeoutMs: () => 500,
+    });
+    const worker = run.pool.worker('w1');
+    await worker.waitFor((e) => e.kind === 'unit' && e.unit === 2, 5_000);
+    process.kill(worker.pid, 'SIGTERM');
+    await worker.waitFor((e) => e.kind === 'exit', 10_000);
+    await waitGone([worker.pid]);
+    const kinds = worker.events.map((e) => e.event.kind);
+    // Cancelled at its next unit after the timeout, never acked: the job is left to its lease.
+    expect(kinds).toContain('abort');
+    expect(kinds).not.toContain('ack');
+    // It kept the lease while it finished: extensions after the SIGTERM, none refused.
+    const extends_ = worker.events.filter((e) => e.event.kind === 'extend');
+    expect(extends_.some((e) => e.event.kind === 'extend' && e.event.outcome === 'fail')).toBe(
+      false,
+    );
+    const jobs = await run.sql<{ status: string }>('SELECT status FROM leaseproof_jobs');
+    expect(jobs.map((j) => j.status)).toEqual(['claimed']);
+  });
+
+  it('on SIGTERM exits soon after its shutdown timeout even when its handler ignores the cancellation', async () => {
+    await using run = await startQueueRun(env, {
+      queue: 'reference',
+      workers: 1,
+      lease: LEASE,
+      plans: [units(60, 100)],
+      ignoresAbort: true,
+      shutdownTimeoutMs: () => 300,
+    });
+    const worker = run.pool.worker('w1');
+    await worker.waitFor((e) => e.kind === 'unit' && e.unit === 2, 5_000);
+    process.kill(worker.pid, 'SIGTERM');
+    const exit = await worker.waitFor((e) => e.kind === 'exit', 10_000);
+    expect(exit.event).toMatchObject({ reason: 'SIGTERM: the handler ignored its cancellation' });
+    await waitGone([worker.pid]);
+    const kinds = worker.events.map((e) => e.event.kind);
+    expect(kinds).toContain('abort-ignored');
+    expect(kinds).not.toContain('ack');
+  });
+
   it('stop() continues a SIGSTOPped worker before ending it: none is left stopped', async () => {
     await using run = await startQueueRun(env, {
       queue: 'reference',

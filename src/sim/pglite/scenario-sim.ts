@@ -17,6 +17,7 @@ export const SIMULATED_FAULT_KINDS = ['crash', 'pause', 'partition', 'latency', 
 const NOT_SIMULATED: Readonly<Record<string, string>> = {
   bandwidth: 'a bandwidth limit is not modelled: the link has one round trip',
   slicer: 'a sliced byte stream is not modelled: the link has one round trip',
+  stop: 'a graceful stop is not modelled: a simulated worker has no shutdown path (SIGTERM, its timeout, its exit)',
   stall: 'a blocked event loop is not modelled: a worker has no CPU to starve',
   'db-restart': 'a database restart is not modelled: PGlite is one session, never restarted',
 };
@@ -43,6 +44,12 @@ export function simPlanOf(plan: RunPlan, queue: QueueAdapter): SimRunPlan {
     refuse(
       `queue "${queue.name}" runs its library's own worker loop in a program of its own: the ` +
         "simulation runs leaseproof's loop over the adapter's statements only",
+    );
+  }
+  if (plan.ignoresAbort === true) {
+    refuse(
+      'a handler that ignores its cancellation is not modelled: the simulated handler stops at ' +
+        'its next unit',
     );
   }
   // A fault that lasts "until the timeline is done" heals when the last fault has.

@@ -528,7 +528,8 @@ class SimWorker {
       queue: {
         backendPid: () => pid,
         claim: () => queue.claim(this.client, ctx),
-        ack: (claim) => queue.ack(this.client, claim, ctx),
+        ack: (claim, cancelled) =>
+          queue.ack(this.client, claim, cancelled ? { ...ctx, handlerCancelled: true } : ctx),
         fail: (claim, error) => queue.fail(this.client, claim, error, ctx),
         ...(queue.checkpoint !== undefined && {
           checkpoint: (claim: Claim, cursor: string) =>

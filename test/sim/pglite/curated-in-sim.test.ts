@@ -47,9 +47,16 @@ describe('the curated scenarios in simulated time', () => {
     expect(invalid).toEqual([]);
     // Most of the suite is crash, pause, partition, latency and clock: the simulation's ground.
     expect(simulated).toBeGreaterThanOrEqual(26);
-    // Stalls and restarts are left to real runs; clock skew, slow links and jobs arriving at a
-    // rate are simulated.
-    expect(refused).toEqual(expect.arrayContaining(['blocked-event-loop', 'database-restart']));
+    // Stalls, restarts, graceful stops and handlers that ignore their cancellation are left to
+    // real runs; clock skew, slow links and jobs arriving at a rate are simulated.
+    expect(refused).toEqual(
+      expect.arrayContaining([
+        'blocked-event-loop',
+        'database-restart',
+        'graceful-stop-timeout',
+        'handler-ignores-cancellation',
+      ]),
+    );
     expect(refused).not.toContain('skewed-worker-clocks');
     expect(refused).not.toContain('slow-link-claims');
     expect(refused).not.toContain('clock-step-during-retries');
