@@ -31,9 +31,13 @@ describe('leaseproof mutants', () => {
       );
       expect(killed.code, killed.stderr).toBe(0);
       expect(killed.stdout).toMatch(/^reference\s+\.\s+clean/m);
+      // The control, a correct queue built another way, runs beside the base everywhere.
+      expect(killed.stdout).toMatch(
+        /^reap-on-poll\s+\.\s+clean\s+-\s+\(none: a correct control\)/m,
+      );
       expect(killed.stdout).toMatch(/^fence-without-deadline\s+K\s+killed\s+1\s+no-stale-ack/m);
       expect(killed.stdout).toMatch(
-        /mutation score 100% \(1\/1 killed\), 1 scenarios × 2 queues in [\d.]+s wall time/,
+        /mutation score 100% \(1\/1 killed\), 1 scenarios × 3 queues in [\d.]+s wall time/,
       );
 
       // No watchdog is a zombie bug; a lone worker's one-unit jobs leave it nothing to do after

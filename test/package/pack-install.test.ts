@@ -96,7 +96,7 @@ describe('the packed package, installed with production dependencies only', () =
     const result = await inProject('npx', ['leaseproof', 'list']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(
-      'scenarios (29, shipped with leaseproof at node_modules/leaseproof/scenarios; ',
+      'scenarios (35, shipped with leaseproof at node_modules/leaseproof/scenarios; ',
     );
     expect(result.stdout).toMatch(/^ {2}pause-past-lease +A worker is SIGSTOPped/m);
   });
