@@ -21,6 +21,7 @@ import { Random } from '../random.js';
 import { drawDuration } from '../scenario/durations.js';
 import { SimDatabase, SimulationLimitError } from '../sim/pglite/sim-database.js';
 import { simulateRun, type SimFault, type SimRunPlan } from '../sim/pglite/sim-run.js';
+import { SimulationBoundError } from '../sim/pglite/sim-bounds.js';
 import { simHorizonMs, simResultOf } from '../sim/simulate.js';
 import type { SimPoint, SimResult, Spread } from '../sim/sim-types.js';
 import type { UnitPlan } from '../worker/types.js';
@@ -102,6 +103,15 @@ async function simulateOne(
   try {
     history = await simulateRun(db, plan);
   } catch (error) {
+    if (error instanceof SimulationBoundError) {
+      return {
+        ...base,
+        overBudget: [],
+        verdict: 'unknown',
+        findings: [error.message],
+        holds: false,
+      };
+    }
     if (!(error instanceof SimulationLimitError)) throw error;
     return {
       ...base,
@@ -281,7 +291,9 @@ export function figuresOf(history: History, point: SimPoint, wallMs: number): Si
 /** One line per simulated point, for the terminal. */
 export function queuePointLine(q: QueuePoint, model: SimResult): string {
   const head = `${q.label} (point ${q.index + 1}) on ${q.queue}'s own SQL`;
-  if (q.result === undefined) return `${head}: not simulated — ${q.findings.join('; ')}`;
+  if (q.result === undefined) {
+    return `${head}: ${q.verdict === 'unknown' ? 'unknown' : 'not simulated'} — ${q.findings.join('; ')}`;
+  }
   const r = q.result;
   const stall = (s: Spread): string => (Number.isNaN(s.p99) ? '—' : `${fmt(s.p99)}ms`);
   const figures =

@@ -42,6 +42,8 @@ export class SimDatabase {
   private inFlight = 0;
   private currentConnection: string | undefined;
   private limit: SimulationLimitError | undefined;
+  /** Why this PGlite was cut off mid-statement (see `cutOff`): it is started afresh before use. */
+  private cut: Error | undefined;
   /**
    * What the last setup left, to restore for the next run of the same setup (`key` undefined:
    * the setup did not read what the key stands for, so any key will do).
@@ -49,12 +51,36 @@ export class SimDatabase {
   private installed:
     { by: object; key: string | undefined; restore: string; fingerprint: string } | undefined;
 
-  private constructor(private readonly db: PGlite) {}
+  private constructor(private db: PGlite) {}
 
   /** Starts PGlite (seconds: start one and reset it per run). */
   static async start(): Promise<SimDatabase> {
-    const { PGlite } = await import('@electric-sql/pglite');
-    return new SimDatabase(await PGlite.create());
+    return new SimDatabase(await createPGlite());
+  }
+
+  /**
+   * Takes this PGlite out of use: a run's bound was passed inside one of its statements, and the
+   * exception that ended the statement went through PostgreSQL's stack, which nothing unwound.
+   * Every statement from now on fails with `error`, and the next run starts a fresh PGlite.
+   */
+  cutOff(error: Error): void {
+    this.cut ??= error;
+  }
+
+  /**
+   * A fresh PGlite in place of one cut off (seconds; nothing of the old one is kept); nothing to
+   * do otherwise. A run calls it before its clock and its bounds start.
+   */
+  async renew(): Promise<void> {
+    if (this.cut === undefined) return;
+    // The old one may be mid-statement for good: it is let go, not waited for.
+    const old = this.db;
+    void old.close().catch(() => undefined);
+    this.db = await createPGlite();
+    this.tail = Promise.resolve();
+    this.inFlight = 0;
+    this.installed = undefined;
+    this.cut = undefined;
   }
 
   /**
@@ -62,6 +88,7 @@ export class SimDatabase {
    * deterministic uuid, and the session seeded by `seed`. Nothing of an earlier setup is kept.
    */
   async reset(seed: number): Promise<void> {
+    await this.renew();
     this.installed = undefined;
     await this.exclusive(async () => {
       this.limit = undefined;
@@ -98,6 +125,7 @@ export class SimDatabase {
     setup: { by: object; key: string; run: () => Promise<{ readKey: boolean }> },
     seed: number,
   ): Promise<boolean> {
+    await this.renew();
     const installed = this.installed;
     if (
       installed !== undefined &&
@@ -228,7 +256,7 @@ export class SimDatabase {
             // One implicit transaction: a failed statement took its SET back with it.
             if (naming !== '') this.currentConnection = undefined;
             // A failed script's transaction ends with it, as on a server: its error is the answer.
-            if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
+            if (this.cut === undefined && this.db.isInTransaction()) await this.db.exec('ROLLBACK');
             throw error;
           }
           this.currentConnection = identity;
@@ -277,7 +305,12 @@ export class SimDatabase {
   // A statement may be several (a setup script, or the SET before a statement): `exec` runs them
   // all and the last one's result is the statement's.
   private async execLast<R>(sql: string): Promise<{ rows: R[]; affectedRows?: number }> {
+    if (this.cut !== undefined) throw this.cut;
     const results = await this.db.exec(sql);
+    // A statement cut inside PGlite may come back as if it had run: its answer is no answer.
+    // (Read again: the await may have cut it, which the narrowing above does not know.)
+    const cutMeanwhile = this.cut as Error | undefined;
+    if (cutMeanwhile !== undefined) throw cutMeanwhile;
     const last = results[results.length - 1];
     return {
       rows: (last?.rows ?? []) as R[],
@@ -291,7 +324,7 @@ export class SimDatabase {
    * answer at the simulated instant it was sent, whatever PGlite's own scheduling.
    */
   async settled(): Promise<void> {
-    for (let quiet = 0; quiet < 2;) {
+    for (let quiet = 0; quiet < 2 && this.cut === undefined;) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       quiet = this.inFlight === 0 ? quiet + 1 : 0;
       if (this.inFlight > 0) await this.tail;
@@ -311,6 +344,12 @@ export class SimDatabase {
     this.tail = next.catch(() => undefined);
     return next;
   }
+}
+
+/** A new PGlite instance. */
+async function createPGlite(): Promise<PGlite> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  return PGlite.create();
 }
 
 /** A seed as `setseed` takes it: a number in [-1, 1]. */

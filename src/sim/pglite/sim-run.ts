@@ -46,6 +46,9 @@ import { VERSION } from '../../version.js';
 import type { SimDatabase } from './sim-database.js';
 import { Random } from '../../random.js';
 import { seedRandomness } from './seeded-randomness.js';
+import { hookDatabaseTime } from './database-time.js';
+import { DEFAULT_SIM_BOUNDS, SimulationBoundError, type SimBounds } from './sim-bounds.js';
+import { StepMeter } from './step-meter.js';
 
 /** A fault the simulation schedules: on one worker, from `atMs` for `forMs`. */
 export interface SimFault {
@@ -129,6 +132,8 @@ export interface SimRunPlan {
   allowDeadLetter?: boolean;
   /** A worker's clock skew from its start, by worker id (a scenario's `clock:`). */
   clock?: Readonly<Record<string, { offsetMs: number; driftPpm?: number }>>;
+  /** How far the run may go in wall time and simulated steps (default `DEFAULT_SIM_BOUNDS`). */
+  bounds?: Partial<SimBounds>;
 }
 
 /** `value` as a proxy that tells whether anything read it (a property, its keys). */
@@ -156,15 +161,19 @@ const DRAIN_CHECK_MS = 1_000;
 
 /**
  * Runs `plan` on `db` in simulated time and returns its history, or throws the
- * `SimulationLimitError` of a statement the simulation cannot model. One run at a time per
- * process: the fake clock is the process's.
+ * `SimulationLimitError` of a statement the simulation cannot model, or the
+ * `SimulationBoundError` of a run that passed one of its bounds (its verdict is `unknown`). One
+ * run at a time per process: the fake clock is the process's.
  */
 export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<History> {
+  // A PGlite the last run cut off is replaced on real time, outside this run's bounds.
+  await db.renew();
   // Seeded before the fake clock is installed and put back after it is gone: the seeding syncs
   // every built-in module's ESM bindings, and a sync while the clock is installed would leave
   // `node:timers`' bindings pointing at the fake timers for good.
   const unseed = seedRandomness(plan.seed);
   let history: History;
+  let meter: StepMeter;
   try {
     const clock = FakeTimers.install({
       now: SIM_EPOCH_MS,
@@ -174,9 +183,15 @@ export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<Hi
       // before the fake clock was installed is cleared as the native timer it is.
       shouldClearNativeTimers: true,
     });
+    meter = new StepMeter(
+      { ...DEFAULT_SIM_BOUNDS, ...plan.bounds },
+      () => clock.now - SIM_EPOCH_MS,
+    );
+    const unhook = hookDatabaseTime(clock, meter, (error) => db.cutOff(error));
     try {
-      history = await new SimRun(db, plan, clock).run();
+      history = await new SimRun(db, plan, clock, meter).run();
     } finally {
+      unhook();
       clock.uninstall();
     }
   } finally {
@@ -184,6 +199,9 @@ export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<Hi
   }
   const limit = db.limitReached();
   if (limit !== undefined) throw limit;
+  if (meter.exceeded !== undefined) {
+    throw new SimulationBoundError(meter.exceeded.message, history);
+  }
   return history;
 }
 
@@ -210,6 +228,7 @@ class SimRun {
     readonly db: SimDatabase,
     readonly plan: SimRunPlan,
     private readonly clock: Clock,
+    private readonly meter: StepMeter,
   ) {
     this.controller = db.client('leaseproof-controller', this.newPid());
     this.random = new Random(plan.seed);
@@ -337,6 +356,8 @@ class SimRun {
       // Nothing left that could happen (every worker crashed for good, no sweep): the run
       // ends undrained, as a real one does at its drain timeout, rather than spin in place.
       if (this.clock.countTimers() === 0) break;
+      // A bound passed, here or inside a statement: the run ends, unknown, with its cause.
+      if (this.meter.step() !== undefined) break;
       // The next timer, fired at once: the loop's `settled()` drains what it set going.
       this.clock.next();
     }
@@ -346,8 +367,16 @@ class SimRun {
     await this.db.settled();
     if (this.enqueueFailed !== undefined) throw this.enqueueFailed.error;
     const end = Date.now();
-    const audit = await readAuditEvents(controller);
-    const effects = await readEffectEvents(controller);
+    // A run cut inside a statement has lost its database: what the workers saw is all there is.
+    const cut = this.meter.exceeded !== undefined;
+    const audit = await readAuditEvents(controller).catch((error: unknown) => {
+      if (cut) return [];
+      throw error;
+    });
+    const effects = await readEffectEvents(controller).catch((error: unknown) => {
+      if (cut) return [];
+      throw error;
+    });
     // Transaction ids are the instance's, which one database serves run after run: counted from
     // the run's first, so that a seed's history is the same whichever run it was.
     const firstXid = Math.min(...audit.map((e) => Number(e.xid)).filter(Number.isFinite));
