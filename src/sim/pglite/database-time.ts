@@ -28,15 +28,22 @@ const POLLS_PER_MS = 100;
 // How often a stretch's clock reads look at the wall: often enough to stop within milliseconds.
 const READS_PER_CHECK = 4_096;
 
+/** The database the hook watches: whether a statement is running in it, and how to cut it off. */
+export interface WatchedDatabase {
+  /** Whether one of its statements is in flight (the hook counts nothing outside one). */
+  inStatement(): boolean;
+  /** Hears of a bound passed inside a statement, before the exception is thrown into it. */
+  cutOff(error: Error): void;
+}
+
 /**
  * Hooks `performance.now` and `Date.now` (the fake clock's, installed before) so that the
- * database's waits advance `clock` and its loops are bound by `meter`; `onCut` hears of a bound
- * passed inside a statement, before the exception is thrown into it. Returns the unhook.
+ * database's waits advance `clock` and its loops are bound by `meter`. Returns the unhook.
  */
 export function hookDatabaseTime(
   clock: TickingClock,
   meter: StepMeter,
-  onCut: (error: Error) => void,
+  db: WatchedDatabase,
 ): () => void {
   const fakePerformanceNow = performance.now.bind(performance);
   const fakeDateNow = Date.now.bind(Date);
@@ -46,7 +53,9 @@ export function hookDatabaseTime(
   // only once the stretch (a statement inside PGlite) has returned.
   let reads = 0;
   let polls = 0;
-  const read = (): void => {
+  // Outside a statement the simulation's own code reads the clock, which is no wait: one check.
+  const read = (): boolean => {
+    if (!db.inStatement()) return false;
     if (reads === 0) {
       queueMicrotask(() => {
         reads = 0;
@@ -55,17 +64,18 @@ export function hookDatabaseTime(
     }
     reads += 1;
     if (reads % READS_PER_CHECK === 0) cut(meter.check());
+    return true;
   };
   const cut = (error: Error | undefined): void => {
     if (error === undefined) return;
-    onCut(error);
+    db.cutOff(error);
     throw error;
   };
   Object.defineProperty(performance, 'now', {
     configurable: true,
     writable: true,
     value: (): number => {
-      read();
+      if (!read()) return fakePerformanceNow();
       polls += 1;
       if (polls % POLLS_PER_MS === 0) {
         cut(meter.step());

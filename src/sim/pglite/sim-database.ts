@@ -44,6 +44,8 @@ export class SimDatabase {
   private limit: SimulationLimitError | undefined;
   /** Why this PGlite was cut off mid-statement (see `cutOff`): it is started afresh before use. */
   private cut: Error | undefined;
+  /** Statements of the simulation's connections in flight in PGlite (see `inStatement`). */
+  private executing = 0;
   /**
    * What the last setup left, to restore for the next run of the same setup (`key` undefined:
    * the setup did not read what the key stands for, so any key will do).
@@ -56,6 +58,14 @@ export class SimDatabase {
   /** Starts PGlite (seconds: start one and reset it per run). */
   static async start(): Promise<SimDatabase> {
     return new SimDatabase(await createPGlite());
+  }
+
+  /**
+   * Whether a statement of a simulated connection is in flight in PGlite: the clock reads then
+   * are the database's (see `database-time.ts`).
+   */
+  inStatement(): boolean {
+    return this.executing > 0;
   }
 
   /**
@@ -306,7 +316,13 @@ export class SimDatabase {
   // all and the last one's result is the statement's.
   private async execLast<R>(sql: string): Promise<{ rows: R[]; affectedRows?: number }> {
     if (this.cut !== undefined) throw this.cut;
-    const results = await this.db.exec(sql);
+    this.executing += 1;
+    let results;
+    try {
+      results = await this.db.exec(sql);
+    } finally {
+      this.executing -= 1;
+    }
     // A statement cut inside PGlite may come back as if it had run: its answer is no answer.
     // (Read again: the await may have cut it, which the narrowing above does not know.)
     const cutMeanwhile = this.cut as Error | undefined;

@@ -187,7 +187,7 @@ export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<Hi
       { ...DEFAULT_SIM_BOUNDS, ...plan.bounds },
       () => clock.now - SIM_EPOCH_MS,
     );
-    const unhook = hookDatabaseTime(clock, meter, (error) => db.cutOff(error));
+    const unhook = hookDatabaseTime(clock, meter, db);
     try {
       history = await new SimRun(db, plan, clock, meter).run();
     } finally {
