@@ -21,7 +21,7 @@ export function simulateCommand(): Command {
     .option('--seed <n>', "override every scenario's seed")
     .option(
       '--wall-bound <seconds>',
-      'a run that takes longer is cut short and unknown (default 30)',
+      'a run that takes longer is cut short and unknown (default 60)',
     )
     .option(
       '--step-bound <steps>',

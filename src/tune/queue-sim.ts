@@ -29,6 +29,9 @@ import { chooseBest, crashStalls } from './confirm.js';
 import type { TuneSpec } from './load-tune.js';
 import { fmt, overBudget, type SweepOutcome } from './sweep.js';
 
+// Each simulated tune run's wall bound: ten minutes (see `simulateOnQueue`).
+const TUNE_RUN_WALL_MS = 600_000;
+
 const HOUR_MS = 3_600_000;
 
 /** Options of `tune --queue`. */
@@ -96,7 +99,12 @@ async function simulateOne(
   options: QueueSimOptions,
 ): Promise<QueuePoint> {
   const point = outcome.points[index]!.result.point;
-  const plan = queueRunPlan(spec, point, options.queue, options.jobs ?? spec.workload.jobs);
+  // A tune run simulates thousands of jobs: more wall time than a scenario's run (a 287 s
+  // simulated run took over 30 s on a loaded machine), still bounded.
+  const plan = {
+    ...queueRunPlan(spec, point, options.queue, options.jobs ?? spec.workload.jobs),
+    bounds: { wallMs: TUNE_RUN_WALL_MS },
+  };
   const base = { index, label, queue: options.queue.name };
   const started = performance.now();
   let history: History;
