@@ -43,7 +43,7 @@ import { sleep } from '../../worker/handler.js';
 import { HeartbeatCore } from '../../worker/heartbeat-core.js';
 import type { UnitPlan, WorkerEvent } from '../../worker/types.js';
 import { VERSION } from '../../version.js';
-import type { SimDatabase } from './sim-database.js';
+import type { SimConnection, SimDatabase } from './sim-database.js';
 import { Random } from '../../random.js';
 import { seedRandomness } from './seeded-randomness.js';
 import { hookDatabaseTime } from './database-time.js';
@@ -197,8 +197,6 @@ export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<Hi
   } finally {
     unseed();
   }
-  const limit = db.limitReached();
-  if (limit !== undefined) throw limit;
   if (meter.exceeded !== undefined) {
     throw new SimulationBoundError(meter.exceeded.message, history);
   }
@@ -315,8 +313,10 @@ class SimRun {
     // own that worker faults do not touch, every interval after the previous pass ended.
     const { maintenance } = plan.queue;
     let sweeping = maintenance !== undefined;
+    let sweeper: SimConnection | undefined;
     if (maintenance !== undefined) {
-      const sweeper = this.db.client(MAINTENANCE_APP, this.newPid());
+      const connection = this.db.client(MAINTENANCE_APP, this.newPid());
+      sweeper = connection;
       const interval = maintenance.intervalMs(this.lease);
       const ctx = { ...setupCtx, applicationName: MAINTENANCE_APP };
       void (async () => {
@@ -325,7 +325,7 @@ class SimRun {
           await sleep(interval);
           if (!sweeping) return;
           const startedAt = Date.now();
-          await maintenance.run(sweeper, ctx).catch(() => undefined);
+          await maintenance.run(connection, ctx).catch(() => undefined);
           this.settlements += 1;
           this.events.push({
             type: 'worker',
@@ -345,7 +345,13 @@ class SimRun {
     let checkedAt = -1;
     while (Date.now() < horizon && this.enqueueFailed === undefined) {
       await this.db.settled();
-      if (this.settlements !== checkedAt || Date.now() - lastCheck >= DRAIN_CHECK_MS) {
+      // Not while a connection's transaction is open: the check would wait behind it, and the
+      // clock that brings its end would wait behind the check.
+      const lookable = !this.db.transactionOpen();
+      if (
+        lookable &&
+        (this.settlements !== checkedAt || Date.now() - lastCheck >= DRAIN_CHECK_MS)
+      ) {
         lastCheck = Date.now();
         checkedAt = this.settlements;
         drained =
@@ -362,6 +368,8 @@ class SimRun {
       this.clock.next();
     }
     sweeping = false;
+    // The run's end closes the sweep's connection too: a pass mid-transaction rolls back.
+    void sweeper?.close();
     for (const heal of this.standing) heal();
     for (const worker of this.workers.values()) worker.kill();
     await this.db.settled();
@@ -523,6 +531,8 @@ class SimWorker {
   private skew: Skew = { offsetMs: 0, driftPpm: 0, setAt: 0 };
   private readonly client: SqlClient;
   private readonly effects: SqlClient;
+  /** The process's connections: they end with it. */
+  private readonly connections: SimConnection[];
 
   constructor(
     readonly id: string,
@@ -538,16 +548,20 @@ class SimWorker {
     // heartbeat thread has. Both cross the worker's link.
     const pid = run.newPid();
     const beatPid = run.newPid();
-    const overLink = (client: SqlClient): SqlClient => ({
+    const overLink = (client: SimConnection): SqlClient => ({
       query: <R extends Record<string, unknown> = Record<string, unknown>>(
         sql: string,
         params?: unknown[],
-      ) => this.call(() => client.query<R>(sql, params)),
+      ) => this.call(client, () => client.query<R>(sql, params)),
     });
-    this.client = overLink(run.db.client(id, pid));
-    const beat = overLink(run.db.client(id, beatPid));
+    const claimConnection = run.db.client(id, pid);
+    const beatConnection = run.db.client(id, beatPid);
     // Effects go over a direct connection that the worker's own faults do not cut.
-    this.effects = run.db.client(id, run.newPid());
+    const effectsConnection = run.db.client(id, run.newPid());
+    this.connections = [claimConnection, beatConnection, effectsConnection];
+    this.client = overLink(claimConnection);
+    const beat = overLink(beatConnection);
+    this.effects = effectsConnection;
     // The worker's own clock: the simulation's, skewed as a clock fault sets it.
     const ctx: QueueContext = { workerId: id, lease, workerNow: () => Date.now() + this.skewMs() };
     const extend = hasLeaseExtension(queue)
@@ -599,6 +613,8 @@ class SimWorker {
     this.alive = false;
     this.loop.abort();
     this.core?.stop();
+    // The process's sockets close with it, and the server rolls back what they left open.
+    for (const connection of this.connections) void connection.close();
   }
 
   pause(ms: number): void {
@@ -631,9 +647,9 @@ class SimWorker {
    * or answer is an error at once (`reset`, `down`) or never answers (`blackhole`), and the
    * bound ends the wait; a statement the bound gave up on still applies when it arrives.
    */
-  private async call<T>(apply: () => Promise<T>): Promise<T> {
+  private async call<T>(connection: SimConnection, apply: () => Promise<T>): Promise<T> {
     await this.resumed();
-    const transfer = this.transfer(apply);
+    const transfer = this.transfer(connection, apply);
     transfer.catch(() => undefined);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const bound = new Promise<never>((_, reject) => {
@@ -652,7 +668,7 @@ class SimWorker {
     }
   }
 
-  private async transfer<T>(apply: () => Promise<T>): Promise<T> {
+  private async transfer<T>(connection: SimConnection, apply: () => Promise<T>): Promise<T> {
     const half = (this.run.plan.rttMs ?? 2) / 2;
     const there = half + this.latencyFrom(Date.now(), 'upstream');
     if (there > 0) await sleep(there);
@@ -661,13 +677,17 @@ class SimWorker {
     // late-fail-slow-network that way; dropping it here missed that kill).
     if (!this.alive) return never();
     const sent = this.cutAt(Date.now());
-    if (sent !== undefined && sent.direction !== 'downstream') return this.lost(sent, half);
+    if (sent !== undefined && sent.direction !== 'downstream') {
+      return this.lost(connection, sent, half);
+    }
     const result = await apply();
-    if (sent !== undefined) return this.lost(sent, half);
+    if (sent !== undefined) return this.lost(connection, sent, half);
     const back = half + this.latencyFrom(Date.now(), 'downstream');
     if (back > 0) await sleep(back);
     const answered = this.cutAt(Date.now());
-    if (answered !== undefined && answered.direction !== 'upstream') return this.lost(answered, 0);
+    if (answered !== undefined && answered.direction !== 'upstream') {
+      return this.lost(connection, answered, 0);
+    }
     return this.alive ? result : never();
   }
 
@@ -700,7 +720,7 @@ class SimWorker {
    * then ("Connection terminated unexpectedly"; a real worker reconnects and claims at once) —
    * unless the statement bound ends the wait first.
    */
-  private async lost(cut: Cut, half: number): Promise<never> {
+  private async lost(connection: SimConnection, cut: Cut, half: number): Promise<never> {
     if (cut.mode === 'blackhole') {
       const now = Date.now();
       const heal = Math.min(
@@ -713,10 +733,13 @@ class SimWorker {
       if (!Number.isFinite(heal)) return never();
       await sleep(heal - now);
       if (!this.alive) return never();
+      // The close reaches the server too: it rolls back what the connection left open.
+      await connection.end();
       throw new Error('Connection terminated unexpectedly (the partition healed)');
     }
     if (half > 0) await sleep(half);
     if (!this.alive) return never();
+    await connection.end();
     throw new Error(`connection ${cut.mode === 'down' ? 'refused' : 'reset'} (partition)`);
   }
 
