@@ -8,9 +8,9 @@
  * by the same figures and budgets as the sweep, and by the checkers, since a point whose run
  * breaks an invariant recommends nothing.
  *
- * What it cannot show, as every simulated run: row-lock races between concurrent transactions,
- * a multi-statement transaction (the run stops in a `SimulationLimitError`: `not simulated`), a
- * queue in native mode. Each retry runs the job's own durations (the sweep draws anew).
+ * What it cannot show, as every simulated run: row-lock races between concurrent transactions
+ * (a transaction over several statements holds the one session until it ends), a queue in native
+ * mode; a run its bound cut short is `unknown`. Each retry runs the job's own durations (the sweep draws anew).
  */
 import { checkHistory } from '../checker/index.js';
 import { deriveHistory } from '../history/derive.js';

@@ -7,10 +7,11 @@
  * PGlite is one session. Every simulated connection's statement runs alone, in the order the
  * simulation issues them, each under its own `application_name` and backend pid (set before
  * it, as a real connection's are for its life; `pg_backend_pid()` is shadowed to answer the
- * simulated one), so the audit attributes writes as on a real server. What that
- * cannot model is refused or stated, never approximated silently: a transaction spread over
- * several statements would interleave with other workers' statements on the one session
- * (`SimulationLimitError`), and row-lock waits between concurrent transactions never happen.
+ * simulated one), so the audit attributes writes as on a real server. A transaction spread over
+ * several statements owns the one session until it ends: every other connection's statements
+ * wait for it (exact for the rows it locked, conservative for the rest), and one whose
+ * connection goes — a crash, a partition's close — is rolled back, as the server does. Row-lock
+ * waits between transactions in flight at once never happen.
  *
  * Determinism: `gen_random_uuid()` is shadowed by a function of a sequence and the run's seed
  * (the search path puts `public` first), and `random()` is seeded (`setseed`), so one seed gives
