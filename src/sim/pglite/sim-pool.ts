@@ -89,11 +89,17 @@ export class SimPool {
    * next free child: its history, or the `SimulationLimitError` of what the simulation cannot
    * model (a scenario it refuses, a statement it cannot run).
    */
-  async history(scenario: Scenario, queue: string): Promise<History> {
+  async history(
+    scenario: Scenario,
+    queue: string,
+    /** This run's bounds, where not the pool's. */
+    runBounds?: Partial<SimBounds>,
+  ): Promise<History> {
+    const bounds = runBounds ?? this.bounds;
     const child = await this.take();
     const id = (this.ids += 1);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const killAfterMs = (this.bounds?.wallMs ?? DEFAULT_SIM_BOUNDS.wallMs) + KILL_GRACE_MS;
+    const killAfterMs = (bounds?.wallMs ?? DEFAULT_SIM_BOUNDS.wallMs) + KILL_GRACE_MS;
     try {
       return await new Promise<History>((resolve, reject) => {
         this.pending.set(id, { resolve, reject });
@@ -113,7 +119,7 @@ export class SimPool {
           id,
           scenario,
           queue,
-          ...(this.bounds !== undefined && { bounds: this.bounds }),
+          ...(bounds !== undefined && { bounds }),
         } satisfies ToChild);
       });
     } finally {
