@@ -46,6 +46,7 @@ function progressLine(p: ExploreProgress): string {
     `explore: ${p.phase}, ${p.runsDone} ${p.simulated ? 'simulated ' : ''}runs, ${p.failures} failures, ` +
     `${p.shrinks} shrink steps, ` +
     `${p.unconfirmed > 0 ? `${p.unconfirmed} unconfirmed, ` : ''}` +
+    `${p.cutShort > 0 ? `${p.cutShort} cut short by a simulation bound (unknown; last: ${p.cutShortCause ?? ''}), ` : ''}` +
     `${(p.elapsedMs / 1000).toFixed(0)}s${last}`
   );
 }

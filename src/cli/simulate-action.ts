@@ -11,6 +11,7 @@ import { ConfigError } from '../errors.js';
 import { loadScenario, scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { SimDatabase, SimulationLimitError } from '../sim/pglite/sim-database.js';
 import { simulateRun } from '../sim/pglite/sim-run.js';
+import { SimulationBoundError, type SimBounds } from '../sim/pglite/sim-bounds.js';
 import { simPlanOf } from '../sim/pglite/scenario-sim.js';
 import { resolveScenarioArgs } from './scenario-args.js';
 
@@ -20,6 +21,25 @@ const say = (line: string): void => void process.stderr.write(line + '\n');
 export interface SimulateFlags {
   queue?: string[];
   seed?: string;
+  /** Each run's wall-time bound, seconds. */
+  wallBound?: string;
+  /** Each run's bound on simulated steps. */
+  stepBound?: string;
+}
+
+/** The bounds the flags set, each a positive number. */
+function boundsOf(flags: SimulateFlags): Partial<SimBounds> {
+  const positive = (flag: string, value: string): number => {
+    const n = Number(value);
+    if (!(n > 0)) throw new ConfigError(`${flag} must be a positive number; got "${value}"`);
+    return n;
+  };
+  return {
+    ...(flags.wallBound !== undefined && {
+      wallMs: positive('--wall-bound', flags.wallBound) * 1000,
+    }),
+    ...(flags.stepBound !== undefined && { steps: positive('--step-bound', flags.stepBound) }),
+  };
 }
 
 /** `leaseproof simulate <files…>`. */
@@ -30,6 +50,7 @@ export async function simulateFiles(args: string[], flags: SimulateFlags): Promi
     if (!Number.isInteger(seed))
       throw new ConfigError(`--seed must be an integer; got "${flags.seed}"`);
   }
+  const bounds = boundsOf(flags);
   const files = await resolveScenarioArgs(args, say);
   const queues = await Promise.all((flags.queue ?? ['reference']).map((q) => loadQueueAdapter(q)));
   const db = await SimDatabase.start();
@@ -60,8 +81,14 @@ export async function simulateFiles(args: string[], flags: SimulateFlags): Promi
         const started = performance.now();
         let history;
         try {
-          history = await simulateRun(db, plan);
+          history = await simulateRun(db, { ...plan, bounds });
         } catch (error) {
+          // A run its bounds cut short: no verdict, and the next one runs.
+          if (error instanceof SimulationBoundError) {
+            console.log(`${label}: unknown in simulation (${error.message})`);
+            worst = Math.max(worst, 2);
+            continue;
+          }
           // A statement the simulation cannot model (a transaction left open across others).
           if (!(error instanceof SimulationLimitError)) throw error;
           console.log(`${label}: not simulated (${error.message})`);

@@ -19,6 +19,14 @@ export function simulateCommand(): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--seed <n>', "override every scenario's seed")
+    .option(
+      '--wall-bound <seconds>',
+      'a run that takes longer is cut short and unknown (default 60)',
+    )
+    .option(
+      '--step-bound <steps>',
+      'a run that fires more timers, or waits more simulated ms in the database, is cut short and unknown (default 2000000)',
+    )
     .action(async (files: string[], flags: SimulateFlags) =>
       (await import('./simulate-action.js')).simulateFiles(files, flags),
     );

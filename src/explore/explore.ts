@@ -91,7 +91,7 @@ async function exploreSimulated(options: ExploreOptions): Promise<ExploreResult>
     if ('run' in source) return exploreWith(mode(source.run), options);
     // Lanes side by side need processes of their own: the simulated clock is a process's.
     if ((options.parallel ?? 1) > 1) {
-      const pool = await SimPool.start(options.parallel!);
+      const pool = await SimPool.start(options.parallel!, options.simBounds);
       try {
         return await exploreWith(mode(poolRun(pool)), options);
       } finally {
@@ -100,7 +100,7 @@ async function exploreSimulated(options: ExploreOptions): Promise<ExploreResult>
     }
     const db = await SimDatabase.start();
     try {
-      return await exploreWith(mode(simRun(db, source.adapter)), options);
+      return await exploreWith(mode(simRun(db, source.adapter, options.simBounds)), options);
     } finally {
       await db.stop();
     }
@@ -151,6 +151,7 @@ async function exploreWith(mode: SearchMode, options: ExploreOptions): Promise<E
       failures: 0,
       shrinks: 0,
       unconfirmed: 0,
+      cutShort: 0,
       elapsedMs: 0,
     },
     onProgress: options.onProgress,

@@ -101,6 +101,10 @@ export async function searchRound(
         return true;
       }
       const { result } = ran;
+      if (ran.cutShort !== undefined) {
+        progress.cutShort += 1;
+        progress.cutShortCause = ran.cutShort;
+      }
       const violated = result.results.filter((r) => r.valid === 'invalid').map((r) => r.checker);
       progress.runsDone += 1;
       progress.elapsedMs = state.elapsed();

@@ -11,6 +11,8 @@ import type { SimDatabase } from '../sim/pglite/sim-database.js';
 import type { SimPool } from '../sim/pglite/sim-pool.js';
 import { simulateRun } from '../sim/pglite/sim-run.js';
 import { SIMULATED_FAULT_KINDS, simPlanOf } from '../sim/pglite/scenario-sim.js';
+import { SimulationBoundError, type SimBounds } from '../sim/pglite/sim-bounds.js';
+import { cutShortRun } from './cut-short-run.js';
 import type { DrawableScenarios } from './scenario-arbitrary.js';
 import type { ExploreRun } from './types.js';
 
@@ -27,16 +29,36 @@ export const SIMULATED_SCENARIOS: DrawableScenarios = {
 /** Each scenario on the next free process of `pool`, judged here as `simRun` judges it. */
 export function poolRun(pool: SimPool): ExploreRun {
   return async (scenario, queue) => {
-    const history = await pool.history(scenario, queue);
+    let history;
+    try {
+      history = await pool.history(scenario, queue);
+    } catch (error) {
+      if (error instanceof SimulationBoundError) return cutShortRun(error, scenario, queue);
+      throw error;
+    }
     return { history, result: runCheckers(ALL_CHECKERS, history, { strictCauses: true }) };
   };
 }
 
 /** Runs each scenario against `queue` (loaded once, as `adapter`) in simulated time on `db`. */
-export function simRun(db: SimDatabase, adapter: QueueAdapter): ExploreRun {
+export function simRun(
+  db: SimDatabase,
+  adapter: QueueAdapter,
+  bounds?: Partial<SimBounds>,
+): ExploreRun {
   return async (scenario, queue) => {
-    const plan = simPlanOf(scenarioToRunPlan(scenario, { queue }), adapter);
-    const history = await simulateRun(db, plan);
+    const plan = {
+      ...simPlanOf(scenarioToRunPlan(scenario, { queue }), adapter),
+      ...(bounds !== undefined && { bounds }),
+    };
+    let history;
+    try {
+      history = await simulateRun(db, plan);
+    } catch (error) {
+      // A run a bound cut short is unknown, and the search goes on (issue 38).
+      if (error instanceof SimulationBoundError) return cutShortRun(error, scenario, queue);
+      throw error;
+    }
     return { history, result: runCheckers(ALL_CHECKERS, history, { strictCauses: true }) };
   };
 }

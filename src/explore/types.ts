@@ -4,6 +4,7 @@ import type { ScenarioRun } from '../report/types.js';
 import type { Scenario } from '../scenario/scenario-types.js';
 import type { ExploredScenario } from './explored-scenario.js';
 import type { Shard } from '../scale-out/shard.js';
+import type { SimBounds } from '../sim/pglite/sim-bounds.js';
 
 /**
  * Runs one scenario against `queue` and judges it with strict causes: the one place explore
@@ -56,6 +57,10 @@ export interface ExploreProgress {
   elapsedMs: number;
   /** Failures that did not reproduce on their confirming replays; the search went on. */
   unconfirmed: number;
+  /** Simulated runs a bound cut short: unknown, with `cutShortCause`; the search went on. */
+  cutShort: number;
+  /** The cause of the last run a bound cut short. */
+  cutShortCause?: string;
   /** The last run's verdict and the checkers it violated, if any. */
   last?: { valid: 'valid' | 'invalid' | 'unknown'; violated: string[]; durationMs: number };
 }
@@ -83,6 +88,8 @@ export interface ExploreOptions {
    * processes) before it is reported. One search at a time: the simulated clock is the process's.
    */
   sim?: boolean;
+  /** Each simulated run's bounds (default `DEFAULT_SIM_BOUNDS`): a run past one is unknown. */
+  simBounds?: Partial<SimBounds>;
   /**
    * How a failure is confirmed (default: `run` itself; with `sim`, a real run in `env`). A test
    * gives its own to drive the decisions without servers.

@@ -20,6 +20,7 @@ import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import type { Scenario } from '../scenario/scenario-types.js';
 import { SimulationLimitError } from '../sim/pglite/sim-database.js';
 import { SimPool } from '../sim/pglite/sim-pool.js';
+import { SimulationBoundError } from '../sim/pglite/sim-bounds.js';
 import { simApproximations } from '../sim/pglite/scenario-sim.js';
 import { nextPicks, type VariantLeads } from './guided-plan.js';
 import { defaultParallelism, usableCores } from '../scale-out/parallelism.js';
@@ -236,6 +237,11 @@ async function simulateLeads(
         };
       } catch (error) {
         if (error instanceof SimulationLimitError) return { refused: error.message };
+        // A run a bound cut short (a statement that waits or loops in the database) is unknown:
+        // the cell is left to real runs with the cause, and the matrix goes on.
+        if (error instanceof SimulationBoundError) {
+          return { refused: `unknown in simulation: ${error.message}` };
+        }
         if (error instanceof ConfigError) throw error;
         // The simulation failing is no verdict: the cell is left to real runs, with the cause.
         return { refused: `the simulation failed: ${describeError(error)}` };

@@ -26,6 +26,11 @@ export interface ScenarioRun {
    * or the harness failed in it (this is the last run's history and verdict).
    */
   attempts?: number;
+  /**
+   * Why the run has no verdict of the checkers' (its `result` is `unknown`): a simulated run a
+   * bound cut short (`SimulationBoundError`), whose history is what it recorded until then.
+   */
+  cutShort?: string;
 }
 
 /**

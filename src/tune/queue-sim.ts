@@ -8,9 +8,9 @@
  * by the same figures and budgets as the sweep, and by the checkers, since a point whose run
  * breaks an invariant recommends nothing.
  *
- * What it cannot show, as every simulated run: row-lock races between concurrent transactions,
- * a multi-statement transaction (the run stops in a `SimulationLimitError`: `not simulated`), a
- * queue in native mode. Each retry runs the job's own durations (the sweep draws anew).
+ * What it cannot show, as every simulated run: row-lock races between concurrent transactions
+ * (a transaction over several statements holds the one session until it ends), a queue in native
+ * mode; a run its bound cut short is `unknown`. Each retry runs the job's own durations (the sweep draws anew).
  */
 import { checkHistory } from '../checker/index.js';
 import { deriveHistory } from '../history/derive.js';
@@ -21,12 +21,16 @@ import { Random } from '../random.js';
 import { drawDuration } from '../scenario/durations.js';
 import { SimDatabase, SimulationLimitError } from '../sim/pglite/sim-database.js';
 import { simulateRun, type SimFault, type SimRunPlan } from '../sim/pglite/sim-run.js';
+import { SimulationBoundError } from '../sim/pglite/sim-bounds.js';
 import { simHorizonMs, simResultOf } from '../sim/simulate.js';
 import type { SimPoint, SimResult, Spread } from '../sim/sim-types.js';
 import type { UnitPlan } from '../worker/types.js';
 import { chooseBest, crashStalls } from './confirm.js';
 import type { TuneSpec } from './load-tune.js';
 import { fmt, overBudget, type SweepOutcome } from './sweep.js';
+
+// Each simulated tune run's wall bound: ten minutes (see `simulateOnQueue`).
+const TUNE_RUN_WALL_MS = 600_000;
 
 const HOUR_MS = 3_600_000;
 
@@ -95,13 +99,27 @@ async function simulateOne(
   options: QueueSimOptions,
 ): Promise<QueuePoint> {
   const point = outcome.points[index]!.result.point;
-  const plan = queueRunPlan(spec, point, options.queue, options.jobs ?? spec.workload.jobs);
+  // A tune run simulates thousands of jobs: more wall time than a scenario's run (a 287 s
+  // simulated run took over 30 s on a loaded machine), still bounded.
+  const plan = {
+    ...queueRunPlan(spec, point, options.queue, options.jobs ?? spec.workload.jobs),
+    bounds: { wallMs: TUNE_RUN_WALL_MS },
+  };
   const base = { index, label, queue: options.queue.name };
   const started = performance.now();
   let history: History;
   try {
     history = await simulateRun(db, plan);
   } catch (error) {
+    if (error instanceof SimulationBoundError) {
+      return {
+        ...base,
+        overBudget: [],
+        verdict: 'unknown',
+        findings: [error.message],
+        holds: false,
+      };
+    }
     if (!(error instanceof SimulationLimitError)) throw error;
     return {
       ...base,
@@ -281,7 +299,9 @@ export function figuresOf(history: History, point: SimPoint, wallMs: number): Si
 /** One line per simulated point, for the terminal. */
 export function queuePointLine(q: QueuePoint, model: SimResult): string {
   const head = `${q.label} (point ${q.index + 1}) on ${q.queue}'s own SQL`;
-  if (q.result === undefined) return `${head}: not simulated — ${q.findings.join('; ')}`;
+  if (q.result === undefined) {
+    return `${head}: ${q.verdict === 'unknown' ? 'unknown' : 'not simulated'} — ${q.findings.join('; ')}`;
+  }
   const r = q.result;
   const stall = (s: Spread): string => (Number.isNaN(s.p99) ? '—' : `${fmt(s.p99)}ms`);
   const figures =

@@ -31,4 +31,25 @@ describe('leaseproof simulate', () => {
       /database-restart × reference: not simulated \(database-restart: a database restart is not modelled/,
     );
   }, 120_000);
+
+  it('simulates an adapter whose claim sleeps in the database (SELECT pg_sleep): it returns, valid', async () => {
+    const result = await finished(
+      spawnCli([
+        'simulate',
+        'pause-past-lease',
+        '--queue',
+        './test/fixtures/sleepy-claim-queue.ts',
+      ]),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^pause-past-lease × sleepy-claim: valid in simulation/m);
+  }, 120_000);
+
+  it('says a run its bound cut short is unknown, with the cause, and exits 2', async () => {
+    const result = await finished(spawnCli(['simulate', 'pause-past-lease', '--step-bound', '20']));
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).toMatch(
+      /^pause-past-lease × reference: unknown in simulation \(simulation bound: 20 steps exceeded at simulated \+/m,
+    );
+  }, 120_000);
 });

@@ -9,6 +9,7 @@ import { scenarioToRunPlan } from '../../scenario/load-scenario.js';
 import { SimDatabase } from './sim-database.js';
 import type { FromChild, ToChild } from './sim-pool.js';
 import { simulateRun } from './sim-run.js';
+import { SimulationBoundError } from './sim-bounds.js';
 import { simPlanOf } from './scenario-sim.js';
 
 const send = (message: FromChild): void => void process.send?.(message);
@@ -26,11 +27,22 @@ process.on('message', (message: ToChild) => {
   turn = turn.then(async () => {
     try {
       const plan = scenarioToRunPlan(message.scenario, { queue: message.queue });
-      const history = await simulateRun(db, simPlanOf(plan, await queue(message.queue)));
+      const history = await simulateRun(db, {
+        ...simPlanOf(plan, await queue(message.queue)),
+        ...(message.bounds !== undefined && { bounds: message.bounds }),
+      });
       send({ type: 'done', id: message.id, history });
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
-      send({ type: 'failed', id: message.id, name: e.name, message: e.message });
+      // A run a bound cut short sends what it recorded: its verdict is unknown, not missing.
+      const history = error instanceof SimulationBoundError ? error.history : undefined;
+      send({
+        type: 'failed',
+        id: message.id,
+        name: e.name,
+        message: e.message,
+        ...(history !== undefined && { history }),
+      });
     }
   });
 });

@@ -9,18 +9,28 @@
  *
  * Lifecycle: `start` resolves once every child is ready; `stop` is idempotent, and a child also
  * ends when its parent goes (its IPC channel closes), so none outlives a Ctrl-C.
+ *
+ * Bounded: a child bounds its own runs (`SimBounds`), but a statement that loops inside PGlite
+ * without reading the clock holds the child's one thread where no bound of its own can run. The
+ * parent gives each run its wall bound and as long again; past that it kills the child, answers
+ * the run `SimulationBoundError` (unknown) and starts another child in its place.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type { History } from '../../history/types.js';
 import type { Scenario } from '../../scenario/scenario-types.js';
 import { ConfigError } from '../../errors.js';
 import { SimulationLimitError } from './sim-database.js';
+import { DEFAULT_SIM_BOUNDS, SimulationBoundError, type SimBounds } from './sim-bounds.js';
+
+// Past a run's own wall bound, how much longer the parent waits before it kills the child: the
+// child's bound should have ended the run well before (a PGlite to renew after a cut included).
+const KILL_GRACE_MS = 10_000;
 
 /** A message from a child. */
 export type FromChild =
   | { type: 'ready' }
   | { type: 'done'; id: number; history: History }
-  | { type: 'failed'; id: number; name: string; message: string };
+  | { type: 'failed'; id: number; name: string; message: string; history?: History };
 
 /** A message to a child. */
 export interface ToChild {
@@ -28,6 +38,8 @@ export interface ToChild {
   id: number;
   scenario: Scenario;
   queue: string;
+  /** The run's bounds, where not the defaults. */
+  bounds?: Partial<SimBounds>;
 }
 
 interface Pending {
@@ -44,25 +56,25 @@ export class SimPool {
   private readonly inHand = new Map<ChildProcess, number>();
   private ids = 0;
   private stopped = false;
+  /** Children killed for holding a run past its bound: their exit is no failure of the pool. */
+  private readonly retired = new Set<ChildProcess>();
+  /** Children killed past a run's bound, and replaced. */
+  killed = 0;
 
-  private constructor(private readonly children: ChildProcess[]) {
+  private constructor(
+    private readonly children: ChildProcess[],
+    private readonly bounds: Partial<SimBounds> | undefined,
+  ) {
     this.idle.push(...children);
   }
 
-  /** Starts `count` children. */
-  static async start(count: number): Promise<SimPool> {
-    const fromSource = import.meta.url.endsWith('.ts');
-    const file = new URL(`./sim-pool-main.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-    const children = Array.from({ length: count }, () =>
-      fork(file.pathname, [], {
-        // Always tsx: the queue may be a user's TypeScript adapter file.
-        execArgv: ['--import', import.meta.resolve('tsx')],
-        // Structured clone, not JSON: a history holds NaN and Infinity.
-        serialization: 'advanced',
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      }),
-    );
-    const pool = new SimPool(children);
+  /**
+   * Starts `count` children, whose runs are held to `bounds` (default `DEFAULT_SIM_BOUNDS`); a
+   * run that holds one past its wall bound and a grace kills it.
+   */
+  static async start(count: number, bounds?: Partial<SimBounds>): Promise<SimPool> {
+    const children = Array.from({ length: count }, () => spawnChild());
+    const pool = new SimPool(children, bounds);
     try {
       await Promise.all(children.map((child) => pool.listen(child)));
     } catch (error) {
@@ -77,20 +89,60 @@ export class SimPool {
    * next free child: its history, or the `SimulationLimitError` of what the simulation cannot
    * model (a scenario it refuses, a statement it cannot run).
    */
-  async history(scenario: Scenario, queue: string): Promise<History> {
+  async history(
+    scenario: Scenario,
+    queue: string,
+    /** This run's bounds, where not the pool's. */
+    runBounds?: Partial<SimBounds>,
+  ): Promise<History> {
+    const bounds = runBounds ?? this.bounds;
     const child = await this.take();
     const id = (this.ids += 1);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const killAfterMs = (bounds?.wallMs ?? DEFAULT_SIM_BOUNDS.wallMs) + KILL_GRACE_MS;
     try {
       return await new Promise<History>((resolve, reject) => {
         this.pending.set(id, { resolve, reject });
         this.inHand.set(child, id);
-        child.send({ type: 'run', id, scenario, queue } satisfies ToChild);
+        timer = setTimeout(() => {
+          reject(
+            new SimulationBoundError(
+              `simulation bound: ${scenario.name} × ${queue} held its simulation process ` +
+                `${(killAfterMs / 1000).toFixed(0)} s, past its wall bound, ` +
+                'and the process was killed — a statement that loops inside the database? The run is unknown',
+            ),
+          );
+          this.replace(child);
+        }, killAfterMs);
+        child.send({
+          type: 'run',
+          id,
+          scenario,
+          queue,
+          ...(bounds !== undefined && { bounds }),
+        } satisfies ToChild);
       });
     } finally {
+      clearTimeout(timer);
       this.pending.delete(id);
       this.inHand.delete(child);
-      this.give(child);
+      if (!this.retired.has(child)) this.give(child);
     }
+  }
+
+  /** Kills `child`, which holds a run past its bound, and starts another in its place. */
+  private replace(child: ChildProcess): void {
+    this.retired.add(child);
+    this.killed += 1;
+    child.kill('SIGKILL');
+    if (this.stopped) return;
+    const fresh = spawnChild();
+    this.children.push(fresh);
+    // A replacement that cannot start leaves the pool a child short; the others go on.
+    this.listen(fresh).then(
+      () => this.give(fresh),
+      () => undefined,
+    );
   }
 
   /** Stops every child; idempotent. */
@@ -118,9 +170,10 @@ export class SimPool {
         const pending = this.pending.get(message.id);
         if (pending === undefined) return;
         if (message.type === 'done') pending.resolve(message.history);
-        else pending.reject(childError(message.name, message.message));
+        else pending.reject(childError(message.name, message.message, message.history));
       });
       child.once('exit', (code, signal) => {
+        if (this.retired.has(child)) return;
         const why = new Error(
           `a simulation process ended (${signal ?? `exit ${code}`})` +
             (this.stopped ? '' : ': see its output above'),
@@ -147,10 +200,24 @@ export class SimPool {
   }
 }
 
+/** A new child process, not yet ready. */
+function spawnChild(): ChildProcess {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const file = new URL(`./sim-pool-main.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+  return fork(file.pathname, [], {
+    // Always tsx: the queue may be a user's TypeScript adapter file.
+    execArgv: ['--import', import.meta.resolve('tsx')],
+    // Structured clone, not JSON: a history holds NaN and Infinity.
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
 /** A child's error as the in-process run would have thrown it. */
-function childError(name: string, message: string): Error {
+function childError(name: string, message: string, history?: History): Error {
   if (name === 'SimulationLimitError') return new SimulationLimitError(message);
   if (name === 'ConfigError') return new ConfigError(message);
+  if (name === 'SimulationBoundError') return new SimulationBoundError(message, history);
   const error = new Error(message);
   error.name = name;
   return error;

@@ -43,9 +43,12 @@ import { sleep } from '../../worker/handler.js';
 import { HeartbeatCore } from '../../worker/heartbeat-core.js';
 import type { UnitPlan, WorkerEvent } from '../../worker/types.js';
 import { VERSION } from '../../version.js';
-import type { SimDatabase } from './sim-database.js';
+import type { SimConnection, SimDatabase } from './sim-database.js';
 import { Random } from '../../random.js';
 import { seedRandomness } from './seeded-randomness.js';
+import { hookDatabaseTime } from './database-time.js';
+import { DEFAULT_SIM_BOUNDS, SimulationBoundError, type SimBounds } from './sim-bounds.js';
+import { StepMeter } from './step-meter.js';
 
 /** A fault the simulation schedules: on one worker, from `atMs` for `forMs`. */
 export interface SimFault {
@@ -129,6 +132,8 @@ export interface SimRunPlan {
   allowDeadLetter?: boolean;
   /** A worker's clock skew from its start, by worker id (a scenario's `clock:`). */
   clock?: Readonly<Record<string, { offsetMs: number; driftPpm?: number }>>;
+  /** How far the run may go in wall time and simulated steps (default `DEFAULT_SIM_BOUNDS`). */
+  bounds?: Partial<SimBounds>;
 }
 
 /** `value` as a proxy that tells whether anything read it (a property, its keys). */
@@ -156,15 +161,19 @@ const DRAIN_CHECK_MS = 1_000;
 
 /**
  * Runs `plan` on `db` in simulated time and returns its history, or throws the
- * `SimulationLimitError` of a statement the simulation cannot model. One run at a time per
- * process: the fake clock is the process's.
+ * `SimulationLimitError` of a statement the simulation cannot model, or the
+ * `SimulationBoundError` of a run that passed one of its bounds (its verdict is `unknown`). One
+ * run at a time per process: the fake clock is the process's.
  */
 export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<History> {
+  // A PGlite the last run cut off is replaced on real time, outside this run's bounds.
+  await db.renew();
   // Seeded before the fake clock is installed and put back after it is gone: the seeding syncs
   // every built-in module's ESM bindings, and a sync while the clock is installed would leave
   // `node:timers`' bindings pointing at the fake timers for good.
   const unseed = seedRandomness(plan.seed);
   let history: History;
+  let meter: StepMeter;
   try {
     const clock = FakeTimers.install({
       now: SIM_EPOCH_MS,
@@ -174,16 +183,23 @@ export async function simulateRun(db: SimDatabase, plan: SimRunPlan): Promise<Hi
       // before the fake clock was installed is cleared as the native timer it is.
       shouldClearNativeTimers: true,
     });
+    meter = new StepMeter(
+      { ...DEFAULT_SIM_BOUNDS, ...plan.bounds },
+      () => clock.now - SIM_EPOCH_MS,
+    );
+    const unhook = hookDatabaseTime(clock, meter, db);
     try {
-      history = await new SimRun(db, plan, clock).run();
+      history = await new SimRun(db, plan, clock, meter).run();
     } finally {
+      unhook();
       clock.uninstall();
     }
   } finally {
     unseed();
   }
-  const limit = db.limitReached();
-  if (limit !== undefined) throw limit;
+  if (meter.exceeded !== undefined) {
+    throw new SimulationBoundError(meter.exceeded.message, history);
+  }
   return history;
 }
 
@@ -210,6 +226,7 @@ class SimRun {
     readonly db: SimDatabase,
     readonly plan: SimRunPlan,
     private readonly clock: Clock,
+    private readonly meter: StepMeter,
   ) {
     this.controller = db.client('leaseproof-controller', this.newPid());
     this.random = new Random(plan.seed);
@@ -296,8 +313,10 @@ class SimRun {
     // own that worker faults do not touch, every interval after the previous pass ended.
     const { maintenance } = plan.queue;
     let sweeping = maintenance !== undefined;
+    let sweeper: SimConnection | undefined;
     if (maintenance !== undefined) {
-      const sweeper = this.db.client(MAINTENANCE_APP, this.newPid());
+      const connection = this.db.client(MAINTENANCE_APP, this.newPid());
+      sweeper = connection;
       const interval = maintenance.intervalMs(this.lease);
       const ctx = { ...setupCtx, applicationName: MAINTENANCE_APP };
       void (async () => {
@@ -306,7 +325,7 @@ class SimRun {
           await sleep(interval);
           if (!sweeping) return;
           const startedAt = Date.now();
-          await maintenance.run(sweeper, ctx).catch(() => undefined);
+          await maintenance.run(connection, ctx).catch(() => undefined);
           this.settlements += 1;
           this.events.push({
             type: 'worker',
@@ -326,7 +345,13 @@ class SimRun {
     let checkedAt = -1;
     while (Date.now() < horizon && this.enqueueFailed === undefined) {
       await this.db.settled();
-      if (this.settlements !== checkedAt || Date.now() - lastCheck >= DRAIN_CHECK_MS) {
+      // Not while a connection's transaction is open: the check would wait behind it, and the
+      // clock that brings its end would wait behind the check.
+      const lookable = !this.db.transactionOpen();
+      if (
+        lookable &&
+        (this.settlements !== checkedAt || Date.now() - lastCheck >= DRAIN_CHECK_MS)
+      ) {
         lastCheck = Date.now();
         checkedAt = this.settlements;
         drained =
@@ -337,17 +362,29 @@ class SimRun {
       // Nothing left that could happen (every worker crashed for good, no sweep): the run
       // ends undrained, as a real one does at its drain timeout, rather than spin in place.
       if (this.clock.countTimers() === 0) break;
+      // A bound passed, here or inside a statement: the run ends, unknown, with its cause.
+      if (this.meter.step() !== undefined) break;
       // The next timer, fired at once: the loop's `settled()` drains what it set going.
       this.clock.next();
     }
     sweeping = false;
+    // The run's end closes the sweep's connection too: a pass mid-transaction rolls back.
+    void sweeper?.close();
     for (const heal of this.standing) heal();
     for (const worker of this.workers.values()) worker.kill();
     await this.db.settled();
     if (this.enqueueFailed !== undefined) throw this.enqueueFailed.error;
     const end = Date.now();
-    const audit = await readAuditEvents(controller);
-    const effects = await readEffectEvents(controller);
+    // A run cut inside a statement has lost its database: what the workers saw is all there is.
+    const cut = this.meter.exceeded !== undefined;
+    const audit = await readAuditEvents(controller).catch((error: unknown) => {
+      if (cut) return [];
+      throw error;
+    });
+    const effects = await readEffectEvents(controller).catch((error: unknown) => {
+      if (cut) return [];
+      throw error;
+    });
     // Transaction ids are the instance's, which one database serves run after run: counted from
     // the run's first, so that a seed's history is the same whichever run it was.
     const firstXid = Math.min(...audit.map((e) => Number(e.xid)).filter(Number.isFinite));
@@ -494,6 +531,8 @@ class SimWorker {
   private skew: Skew = { offsetMs: 0, driftPpm: 0, setAt: 0 };
   private readonly client: SqlClient;
   private readonly effects: SqlClient;
+  /** The process's connections: they end with it. */
+  private readonly connections: SimConnection[];
 
   constructor(
     readonly id: string,
@@ -509,16 +548,20 @@ class SimWorker {
     // heartbeat thread has. Both cross the worker's link.
     const pid = run.newPid();
     const beatPid = run.newPid();
-    const overLink = (client: SqlClient): SqlClient => ({
+    const overLink = (client: SimConnection): SqlClient => ({
       query: <R extends Record<string, unknown> = Record<string, unknown>>(
         sql: string,
         params?: unknown[],
-      ) => this.call(() => client.query<R>(sql, params)),
+      ) => this.call(client, () => client.query<R>(sql, params)),
     });
-    this.client = overLink(run.db.client(id, pid));
-    const beat = overLink(run.db.client(id, beatPid));
+    const claimConnection = run.db.client(id, pid);
+    const beatConnection = run.db.client(id, beatPid);
     // Effects go over a direct connection that the worker's own faults do not cut.
-    this.effects = run.db.client(id, run.newPid());
+    const effectsConnection = run.db.client(id, run.newPid());
+    this.connections = [claimConnection, beatConnection, effectsConnection];
+    this.client = overLink(claimConnection);
+    const beat = overLink(beatConnection);
+    this.effects = effectsConnection;
     // The worker's own clock: the simulation's, skewed as a clock fault sets it.
     const ctx: QueueContext = { workerId: id, lease, workerNow: () => Date.now() + this.skewMs() };
     const extend = hasLeaseExtension(queue)
@@ -571,6 +614,8 @@ class SimWorker {
     this.alive = false;
     this.loop.abort();
     this.core?.stop();
+    // The process's sockets close with it, and the server rolls back what they left open.
+    for (const connection of this.connections) void connection.close();
   }
 
   pause(ms: number): void {
@@ -603,9 +648,9 @@ class SimWorker {
    * or answer is an error at once (`reset`, `down`) or never answers (`blackhole`), and the
    * bound ends the wait; a statement the bound gave up on still applies when it arrives.
    */
-  private async call<T>(apply: () => Promise<T>): Promise<T> {
+  private async call<T>(connection: SimConnection, apply: () => Promise<T>): Promise<T> {
     await this.resumed();
-    const transfer = this.transfer(apply);
+    const transfer = this.transfer(connection, apply);
     transfer.catch(() => undefined);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const bound = new Promise<never>((_, reject) => {
@@ -624,7 +669,7 @@ class SimWorker {
     }
   }
 
-  private async transfer<T>(apply: () => Promise<T>): Promise<T> {
+  private async transfer<T>(connection: SimConnection, apply: () => Promise<T>): Promise<T> {
     const half = (this.run.plan.rttMs ?? 2) / 2;
     const there = half + this.latencyFrom(Date.now(), 'upstream');
     if (there > 0) await sleep(there);
@@ -633,13 +678,17 @@ class SimWorker {
     // late-fail-slow-network that way; dropping it here missed that kill).
     if (!this.alive) return never();
     const sent = this.cutAt(Date.now());
-    if (sent !== undefined && sent.direction !== 'downstream') return this.lost(sent, half);
+    if (sent !== undefined && sent.direction !== 'downstream') {
+      return this.lost(connection, sent, half);
+    }
     const result = await apply();
-    if (sent !== undefined) return this.lost(sent, half);
+    if (sent !== undefined) return this.lost(connection, sent, half);
     const back = half + this.latencyFrom(Date.now(), 'downstream');
     if (back > 0) await sleep(back);
     const answered = this.cutAt(Date.now());
-    if (answered !== undefined && answered.direction !== 'upstream') return this.lost(answered, 0);
+    if (answered !== undefined && answered.direction !== 'upstream') {
+      return this.lost(connection, answered, 0);
+    }
     return this.alive ? result : never();
   }
 
@@ -672,7 +721,7 @@ class SimWorker {
    * then ("Connection terminated unexpectedly"; a real worker reconnects and claims at once) —
    * unless the statement bound ends the wait first.
    */
-  private async lost(cut: Cut, half: number): Promise<never> {
+  private async lost(connection: SimConnection, cut: Cut, half: number): Promise<never> {
     if (cut.mode === 'blackhole') {
       const now = Date.now();
       const heal = Math.min(
@@ -685,10 +734,13 @@ class SimWorker {
       if (!Number.isFinite(heal)) return never();
       await sleep(heal - now);
       if (!this.alive) return never();
+      // The close reaches the server too: it rolls back what the connection left open.
+      await connection.end();
       throw new Error('Connection terminated unexpectedly (the partition healed)');
     }
     if (half > 0) await sleep(half);
     if (!this.alive) return never();
+    await connection.end();
     throw new Error(`connection ${cut.mode === 'down' ? 'refused' : 'reset'} (partition)`);
   }
 

@@ -42,16 +42,16 @@ describe('simulation processes (SimPool)', () => {
     await expect(pool.history(pause, 'reference')).rejects.toThrow(/stopped/);
   }, 180_000);
 
-  it('brings a simulation limit back as itself: a queue whose claim spans statements', async () => {
-    const pause = await loadScenario('scenarios/pause-past-lease.yaml');
+  it('brings a simulation limit back as itself: a scenario with a database restart', async () => {
+    const restart = await loadScenario('scenarios/database-restart.yaml');
     const pool = await SimPool.start(1);
     try {
-      const error = await pool.history(pause, 'graphile-worker').then(
+      const error = await pool.history(restart, 'reference').then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(SimulationLimitError);
-      expect(String(error)).toMatch(/transaction over several statements/);
+      expect(String(error)).toMatch(/a database restart is not modelled/);
     } finally {
       await pool.stop();
     }

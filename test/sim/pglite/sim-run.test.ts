@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkHistory } from '../../../src/checker/index.js';
 import { builtInQueue } from '../../../src/adapters/registry.js';
-import { SimulationLimitError } from '../../../src/sim/pglite/sim-database.js';
 import { SIM_EPOCH_MS, simulateRun, type SimRunPlan } from '../../../src/sim/pglite/sim-run.js';
 import { setTimeout as timersSetTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -207,30 +206,41 @@ describe('a run in simulated time on PGlite', () => {
     expect(grants.length).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
-  it('refuses a transaction spread over statements, saying the simulation cannot model it', async () => {
+  it("holds other connections' statements while one's transaction is open, and lets them go at its end", async () => {
     await simDb().reset(1);
-    await expect(simDb().client('w1').query('BEGIN')).rejects.toBeInstanceOf(SimulationLimitError);
+    const w1 = simDb().client('w1', 1);
+    const w2 = simDb().client('w2', 2);
+    await w1.query('BEGIN');
+    await w1.query('CREATE TABLE held (n int)');
+    let answered = false;
+    const waiting = w2.query('SELECT count(*)::int AS n FROM held').then((r) => {
+      answered = true;
+      return r;
+    });
+    await simDb().settled();
+    // The one session belongs to w1's transaction: w2 waits, and is no statement in flight.
+    expect(answered).toBe(false);
+    expect(simDb().transactionOpen()).toBe(true);
+    await w1.query('INSERT INTO held VALUES (1)');
+    await w1.query('COMMIT');
+    expect((await waiting).rows).toEqual([{ n: 1 }]);
+    expect(simDb().transactionOpen()).toBe(false);
   });
 
-  it('ends a run whose queue opens a transaction in its claim in that limit, not in a verdict', async () => {
-    // The worker's loop takes the refused BEGIN for a failed claim and polls on; judged, the
-    // run would say every job was lost — a finding about the simulation, not the queue.
-    const reference = queue('reference');
-    const transactional: QueueAdapter = {
-      ...reference,
-      name: 'claims-in-a-transaction',
-      claim: async (db, ctx) => {
-        await db.query('BEGIN');
-        return reference.claim(db, ctx);
-      },
-    };
-    await expect(
-      simulateRun(simDb(), { ...plan('reference'), queue: transactional, faults: [] }),
-    ).rejects.toThrow(/transaction over several statements/);
-    // The next run starts clean.
-    const history = await simulateRun(simDb(), { ...plan('reference'), faults: [] });
-    expect(history.events.at(-1)).toMatchObject({ type: 'end', drained: true });
-  }, 120_000);
+  it('rolls back the transaction of a connection whose process is gone, as the server does', async () => {
+    await simDb().reset(1);
+    const w1 = simDb().client('w1', 1);
+    const w2 = simDb().client('w2', 2);
+    await w2.query('CREATE TABLE kept (n int)');
+    await w1.query('BEGIN');
+    await w1.query('INSERT INTO kept VALUES (1)');
+    const waiting = w2.query('SELECT count(*)::int AS n FROM kept');
+    await w1.close();
+    expect((await waiting).rows).toEqual([{ n: 0 }]);
+    // A statement still on its way when the process died opens nothing that outlives it.
+    await w1.query('BEGIN');
+    expect(simDb().transactionOpen()).toBe(false);
+  });
 });
 
 describe('a queue with a schema of its own (pg-boss, through its library)', () => {
