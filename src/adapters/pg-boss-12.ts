@@ -35,8 +35,13 @@ import { askedOnce, programJson } from './program/program-json.js';
 /** The pg-boss 12 release `pg-boss@12` runs: the newest 12.x when this target was written. */
 export const PG_BOSS_12_VERSION = '12.38.1';
 
-/** Where it is installed, relative to the project root. */
-export const PG_BOSS_12_TOOLS_DIR = join('.tools', 'npm', `pg-boss@${PG_BOSS_12_VERSION}`);
+/** The first 12.x with the job heartbeat (#716), which this target uses: the least it runs. */
+export const PG_BOSS_12_LEAST_MINOR = 12;
+
+/** Where pg-boss `version` is installed, relative to the project root. */
+export function pgBoss12ToolsDir(version: string = PG_BOSS_12_VERSION): string {
+  return join('.tools', 'npm', `pg-boss@${version}`);
+}
 
 /** pg-boss's default `expireInSeconds` (15 minutes): the bound on a job's whole run. */
 const PG_BOSS_DEFAULT_EXPIRE_S = 900;
@@ -55,27 +60,28 @@ function heartbeatSeconds(lease: LeaseSettings): number {
   return Math.max(1, Math.ceil(lease.durationMs / 1000));
 }
 
-/** Node 22 and pg-boss 12, installed on first need; asked once per process. */
-const tools = askedOnce(async () => {
+/** Node 22 and pg-boss `version`, installed on first need. */
+async function installTools(version: string) {
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const node = await ensureNode22({ log });
-  const dir = await ensureNpmTools(PG_BOSS_12_TOOLS_DIR, [`pg-boss@${PG_BOSS_12_VERSION}`], {
-    log,
-  });
+  const dir = await ensureNpmTools(pgBoss12ToolsDir(version), [`pg-boss@${version}`], { log });
   return { node, env: { LEASEPROOF_PG_BOSS_DIR: dir } };
-});
+}
 
 /** Runs the admin program (setup / enqueue) under Node 22 with one request. */
-async function admin(request: PgBoss12Request): Promise<{ version: string }> {
-  const { node, env } = await tools();
+async function admin(
+  version: string,
+  tools: Awaited<ReturnType<typeof installTools>>,
+  request: PgBoss12Request,
+): Promise<{ version: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'leaseproof-pg-boss-12-'));
   try {
     const file = join(dir, 'request.json');
     await writeFile(file, JSON.stringify(request));
     return await programJson<{ version: string }>(
-      `pg-boss ${PG_BOSS_12_VERSION} ${request.op}`,
-      nodeProgramCommand('native/pg-boss-12-admin', [file], node),
-      env,
+      `pg-boss ${version} ${request.op}`,
+      nodeProgramCommand('native/pg-boss-12-admin', [file], tools.node),
+      tools.env,
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -92,121 +98,140 @@ function connection(ctx: SetupContext | undefined, what: string) {
   };
 }
 
-/** The pg-boss 12 native adapter. */
-export const pgBoss12Queue: QueueAdapter = {
-  name: 'pg-boss@12',
-  description:
-    `pg-boss ${PG_BOSS_12_VERSION} (under Node 22) through its own work() loop and supervisor: ` +
-    'its fetch, job heartbeat, abort signal, fenced complete / fail and expiry; lease = ' +
-    'heartbeatSeconds, extended by each heartbeat.',
-  audit: {
-    table: `${PG_BOSS_SCHEMA}.job`,
-    expressions: {
-      jobId: 'r.id::text',
-      holder: "CASE WHEN r.state = 'active' THEN r.id::text || '#' || r.retry_count END",
-      // The supervisor fails an active job at the first of its two deadlines; LEAST skips the
-      // heartbeat's when the job has none.
-      deadline: `CASE WHEN r.state = 'active' THEN LEAST(
+const made = new Map<string, QueueAdapter>();
+
+/**
+ * The native adapter of pg-boss `version` (a 12.x from 12.12 on), named `name` in reports; one
+ * per version and process. `pgBoss12Queue` is the tested release.
+ */
+export function pgBoss12QueueAt(version: string, name = `pg-boss@${version}`): QueueAdapter {
+  const key = `${name} ${version}`;
+  const known = made.get(key);
+  if (known !== undefined) return known;
+  const tools = askedOnce(() => installTools(version));
+  const adapter: QueueAdapter = {
+    name,
+    description:
+      `pg-boss ${version} (under Node 22) through its own work() loop and supervisor: ` +
+      'its fetch, job heartbeat, abort signal, fenced complete / fail and expiry; lease = ' +
+      'heartbeatSeconds, extended by each heartbeat.',
+    audit: {
+      table: `${PG_BOSS_SCHEMA}.job`,
+      expressions: {
+        jobId: 'r.id::text',
+        holder: "CASE WHEN r.state = 'active' THEN r.id::text || '#' || r.retry_count END",
+        // The supervisor fails an active job at the first of its two deadlines; LEAST skips the
+        // heartbeat's when the job has none.
+        deadline: `CASE WHEN r.state = 'active' THEN LEAST(
         r.started_on + r.expire_seconds * interval '1 second',
         r.heartbeat_on + r.heartbeat_seconds * interval '1 second') END`,
-      state: pgBossQueue.audit.expressions.state,
-    },
-    completion: 'update',
-  },
-  get limits() {
-    return programClockLimits();
-  },
-  ...nativeOnlyPrimitives('pg-boss@12'),
-  native: {
-    description:
-      `pg-boss ${PG_BOSS_12_VERSION} work(batchSize 1, pollingIntervalSeconds = max(poll, 0.5 s), ` +
-      'heartbeatRefreshSeconds = heartbeat) and a supervisor (superviseIntervalSeconds and ' +
-      'monitorIntervalSeconds 1) in every worker process, under Node 22, on the worker’s proxy',
-    extendsLease: true,
-    program: async () => nodeNativeProgram('pg-boss@12', await tools()),
-    sweep: {
-      description:
-        "pg-boss's supervisor fails an active job past started_on + expire_seconds or " +
-        'heartbeat_on + heartbeat_seconds back to retry; each worker runs it every second, and ' +
-        'pg-boss lets one pass run per monitorIntervalSeconds across them: the longest wait is ' +
-        'two intervals',
-      intervalMs: () => 2 * PG_BOSS_12_SUPERVISE_S * 1000,
-    },
-  },
-
-  leaseTerms(requested: LeaseSettings) {
-    const leaseS = heartbeatSeconds(requested);
-    const pollMs = Math.max(LEAST_POLL_MS, requested.pollMs);
-    const notes = [
-      `pg-boss ${PG_BOSS_12_VERSION}, native mode under Node 22: its own work() loop and supervisor`,
-      ...(leaseS * 1000 === requested.durationMs
-        ? []
-        : [
-            `heartbeatSeconds is whole seconds: the scenario's ${requested.durationMs} ms lease ` +
-              `was rounded up to ${leaseS * 1000} ms`,
-          ]),
-      ...(pollMs === requested.pollMs
-        ? []
-        : [
-            `pg-boss polls at least every 500 ms (pollingIntervalSeconds): the scenario's ` +
-              `${requested.pollMs} ms poll is ${pollMs} ms`,
-          ]),
-      `expireInSeconds is pg-boss's default, ${PG_BOSS_DEFAULT_EXPIRE_S} s: the heartbeat, not ` +
-        "the expiry, bounds a job's lease here",
-      "pg-boss's heartbeat is a timer on the worker's event loop, and a heartbeat that cannot " +
-        'reach the database aborts nothing',
-      'the supervisor runs in a pg-boss instance of its own in each worker process (its ' +
-        'connections named <worker>:sweep, so its expiry is read as a sweep), every second ' +
-        '(superviseIntervalSeconds and monitorIntervalSeconds, the least pg-boss allows; their ' +
-        'default is 60)',
-    ];
-    return {
-      lease: {
-        durationMs: leaseS * 1000,
-        heartbeatMs: requested.heartbeatMs,
-        extendByMs: leaseS * 1000,
-        pollMs,
+        state: pgBossQueue.audit.expressions.state,
       },
-      notes,
-      rescaled: [
-        {
-          constant: 'least heartbeatSeconds',
-          library: `${PG_BOSS_LEAST_HEARTBEAT_S} s (createQueue refuses less)`,
-          run: `${leaseS} s`,
-          statement: `UPDATE ${PG_BOSS_SCHEMA}.queue SET heartbeat_seconds after createQueue()`,
+      completion: 'update',
+    },
+    get limits() {
+      return programClockLimits();
+    },
+    ...nativeOnlyPrimitives(name),
+    native: {
+      description:
+        `pg-boss ${version} work(batchSize 1, pollingIntervalSeconds = max(poll, 0.5 s), ` +
+        'heartbeatRefreshSeconds = heartbeat) and a supervisor (superviseIntervalSeconds and ' +
+        'monitorIntervalSeconds 1) in every worker process, under Node 22, on the worker’s proxy',
+      extendsLease: true,
+      program: async () => nodeNativeProgram('pg-boss@12', await tools()),
+      sweep: {
+        description:
+          "pg-boss's supervisor fails an active job past started_on + expire_seconds or " +
+          'heartbeat_on + heartbeat_seconds back to retry; each worker runs it every second, and ' +
+          'pg-boss lets one pass run per monitorIntervalSeconds across them: the longest wait is ' +
+          'two intervals',
+        intervalMs: () => 2 * PG_BOSS_12_SUPERVISE_S * 1000,
+      },
+    },
+
+    leaseTerms(requested: LeaseSettings) {
+      const leaseS = heartbeatSeconds(requested);
+      const pollMs = Math.max(LEAST_POLL_MS, requested.pollMs);
+      const notes = [
+        `pg-boss ${version}, native mode under Node 22: its own work() loop and supervisor`,
+        ...(leaseS * 1000 === requested.durationMs
+          ? []
+          : [
+              `heartbeatSeconds is whole seconds: the scenario's ${requested.durationMs} ms lease ` +
+                `was rounded up to ${leaseS * 1000} ms`,
+            ]),
+        ...(pollMs === requested.pollMs
+          ? []
+          : [
+              `pg-boss polls at least every 500 ms (pollingIntervalSeconds): the scenario's ` +
+                `${requested.pollMs} ms poll is ${pollMs} ms`,
+            ]),
+        `expireInSeconds is pg-boss's default, ${PG_BOSS_DEFAULT_EXPIRE_S} s: the heartbeat, not ` +
+          "the expiry, bounds a job's lease here",
+        "pg-boss's heartbeat is a timer on the worker's event loop, and a heartbeat that cannot " +
+          'reach the database aborts nothing',
+        'the supervisor runs in a pg-boss instance of its own in each worker process (its ' +
+          'connections named <worker>:sweep, so its expiry is read as a sweep), every second ' +
+          '(superviseIntervalSeconds and monitorIntervalSeconds, the least pg-boss allows; their ' +
+          'default is 60)',
+      ];
+      return {
+        lease: {
+          durationMs: leaseS * 1000,
+          heartbeatMs: requested.heartbeatMs,
+          extendByMs: leaseS * 1000,
+          pollMs,
         },
-      ],
-    };
-  },
+        notes,
+        rescaled: [
+          {
+            constant: 'least heartbeatSeconds',
+            library: `${PG_BOSS_LEAST_HEARTBEAT_S} s (createQueue refuses less)`,
+            run: `${leaseS} s`,
+            statement: `UPDATE ${PG_BOSS_SCHEMA}.queue SET heartbeat_seconds after createQueue()`,
+          },
+        ],
+      };
+    },
 
-  async setup(db, ctx) {
-    await db.query(`DROP SCHEMA IF EXISTS ${PG_BOSS_SCHEMA} CASCADE`);
-    await admin({
-      op: 'setup',
-      ...connection(ctx, 'setup'),
-      queue: { expireInSeconds: PG_BOSS_DEFAULT_EXPIRE_S, retryLimit: PG_BOSS_DEFAULT_RETRY_LIMIT },
-    });
-    const leaseS = heartbeatSeconds(ctx?.lease ?? ({ durationMs: 1_000 } as LeaseSettings));
-    await db.query(`UPDATE ${PG_BOSS_SCHEMA}.queue SET heartbeat_seconds = $1 WHERE name = $2`, [
-      leaseS,
-      PG_BOSS_QUEUE,
-    ]);
-  },
+    async setup(db, ctx) {
+      await db.query(`DROP SCHEMA IF EXISTS ${PG_BOSS_SCHEMA} CASCADE`);
+      await admin(version, await tools(), {
+        op: 'setup',
+        ...connection(ctx, 'setup'),
+        queue: {
+          expireInSeconds: PG_BOSS_DEFAULT_EXPIRE_S,
+          retryLimit: PG_BOSS_DEFAULT_RETRY_LIMIT,
+        },
+      });
+      const leaseS = heartbeatSeconds(ctx?.lease ?? ({ durationMs: 1_000 } as LeaseSettings));
+      await db.query(`UPDATE ${PG_BOSS_SCHEMA}.queue SET heartbeat_seconds = $1 WHERE name = $2`, [
+        leaseS,
+        PG_BOSS_QUEUE,
+      ]);
+    },
 
-  teardown: (db) => pgBossQueue.teardown(db),
+    teardown: (db) => pgBossQueue.teardown(db),
 
-  async enqueue(_db, jobs, ctx) {
-    // Ids chosen here, in order: pg-boss's own would come back in no promised order.
-    const ids = jobs.map(() => crypto.randomUUID());
-    await admin({
-      op: 'enqueue',
-      ...connection(ctx, 'enqueue'),
-      jobs: jobs.map((job, i) => ({
-        id: ids[i] ?? '',
-        data: job.payload,
-        ...(job.maxAttempts !== undefined && { retryLimit: Math.max(0, job.maxAttempts - 1) }),
-      })),
-    });
-    return ids;
-  },
-};
+    async enqueue(_db, jobs, ctx) {
+      // Ids chosen here, in order: pg-boss's own would come back in no promised order.
+      const ids = jobs.map(() => crypto.randomUUID());
+      await admin(version, await tools(), {
+        op: 'enqueue',
+        ...connection(ctx, 'enqueue'),
+        jobs: jobs.map((job, i) => ({
+          id: ids[i] ?? '',
+          data: job.payload,
+          ...(job.maxAttempts !== undefined && { retryLimit: Math.max(0, job.maxAttempts - 1) }),
+        })),
+      });
+      return ids;
+    },
+  };
+  made.set(key, adapter);
+  return adapter;
+}
+
+/** The pg-boss 12 native adapter, at the tested release (`--queue pg-boss@12`). */
+export const pgBoss12Queue: QueueAdapter = pgBoss12QueueAt(PG_BOSS_12_VERSION, 'pg-boss@12');

@@ -5,7 +5,12 @@ import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
 import { CONTROL_QUEUES } from '../queue/control-queues.js';
 import { pgBossQueue } from './pg-boss.js';
 import { pgBossNativeQueue } from './pg-boss-native.js';
-import { PG_BOSS_12_VERSION, pgBoss12Queue } from './pg-boss-12.js';
+import {
+  PG_BOSS_12_LEAST_MINOR,
+  PG_BOSS_12_VERSION,
+  pgBoss12Queue,
+  pgBoss12QueueAt,
+} from './pg-boss-12.js';
 import { graphileWorkerQueue } from './graphile-worker.js';
 import { graphileWorkerNativeQueue } from './graphile-worker-native.js';
 import { pgqueuerQueue } from './pgqueuer.js';
@@ -65,12 +70,22 @@ interface QueueVersion {
   /** How it runs, for the error that lists the versions. */
   how: string;
   adapter: QueueAdapter;
+  /** Another exact release of the major that runs the same way, or undefined. */
+  exact?: (version: string) => QueueAdapter | undefined;
 }
 
 const PG_BOSS_10 = { release: '10.4.2', how: 'pinned, in the project’s node_modules' };
 const PG_BOSS_12 = {
   release: PG_BOSS_12_VERSION,
-  how: 'its own loop under Node 22, both installed into .tools on first need',
+  how:
+    'its own loop under Node 22, both installed into .tools on first need; or an exact ' +
+    `12.x from 12.${PG_BOSS_12_LEAST_MINOR}.0, the first with the job heartbeat`,
+  // Another 12.x as a user runs it: installed beside the tested one, reported under its name.
+  exact: (version: string) => {
+    const minor = /^12\.(\d+)\.\d+$/.exec(version)?.[1];
+    if (minor === undefined || Number(minor) < PG_BOSS_12_LEAST_MINOR) return undefined;
+    return pgBoss12QueueAt(version);
+  },
 };
 
 /**
@@ -93,7 +108,8 @@ const QUEUE_VERSIONS: Readonly<Record<string, Readonly<Record<string, QueueVersi
 
 /**
  * The built-in queue a versioned name (`pg-boss@12`, `pg-boss@12.38.1`, `pg-boss-native@10`)
- * stands for: a major, or the exact release leaseproof runs for it. `undefined` when the name
+ * stands for: a major, or the exact release leaseproof runs for it, or another release of that
+ * major that runs the same way (`pg-boss@12.20.0`, installed on first need). `undefined` when the name
  * has no `@version`; an `AdapterError` naming the supported versions when it has one leaseproof
  * does not run.
  */
@@ -118,12 +134,14 @@ export function versionedQueue(name: string): QueueAdapter | undefined {
   }
   for (const [major, v] of Object.entries(versions)) {
     if (version === major || version === v.release) return v.adapter;
+    const exact = v.exact?.(version);
+    if (exact !== undefined) return exact;
   }
   throw new AdapterError(
     `queue "${name}": leaseproof does not run ${library} ${version}; it runs ` +
       Object.entries(versions)
         .map(([major, v]) => `${library}@${major} (${v.release}, ${v.how})`)
         .join(' and ') +
-      ` — a major, or that exact release`,
+      ` — a major, or its exact release`,
   );
 }

@@ -103,9 +103,17 @@ describe('built-in queues', () => {
     expect(await loadQueueAdapter('pg-boss@12.38.1')).toBe(builtInQueues['pg-boss@12']);
     expect(await loadQueueAdapter('pg-boss@10')).toBe(builtInQueues['pg-boss']);
     expect(await loadQueueAdapter('pg-boss-native@10.4.2')).toBe(builtInQueues['pg-boss-native']);
+    // Another 12.x with the heartbeat: the same target at that release, under its own name.
+    const other = await loadQueueAdapter('pg-boss@12.20.0');
+    expect(other.name).toBe('pg-boss@12.20.0');
+    expect(other.description).toMatch(/^pg-boss 12\.20\.0 /);
+    expect(await loadQueueAdapter('pg-boss-native@12.20.0')).toBe(other);
   });
 
   it('a version leaseproof does not run names the ones it does', async () => {
+    for (const name of ['pg-boss@12.11.2', 'pg-boss@12.x']) {
+      expect((await loadError(name)).message).toContain('from 12.12.0');
+    }
     const error = await loadError('pg-boss@11');
     expect(error.message).toMatch(/^queue "pg-boss@11": leaseproof does not run pg-boss 11; /);
     expect(error.message).toContain('pg-boss@10 (10.4.2');

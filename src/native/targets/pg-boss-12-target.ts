@@ -98,6 +98,8 @@ export class PgBoss12Target implements NativeTarget {
       PG_BOSS_QUEUE,
       {
         batchSize: 1,
+        // retryCount names the attempt; in early 12.x (12.12.0) only the full row carries it.
+        includeMetadata: true,
         pollingIntervalSeconds: Math.max(PG_BOSS_LEAST_POLL_MS, lease.pollMs) / 1000,
         // The scenario's heartbeat period; pg-boss's default is half of heartbeatSeconds.
         heartbeatRefreshSeconds: lease.heartbeatMs / 1000,
