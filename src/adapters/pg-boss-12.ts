@@ -17,6 +17,7 @@
  * pg-boss refuses a `heartbeatSeconds` below 10; a run's lease is a second or two, so the queue's
  * `heartbeat_seconds` is written after `createQueue` (a rescaled constant, stated in every report).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,8 +57,8 @@ const LEAST_POLL_MS = 500;
 const PG_BOSS_DEFAULT_RETRY_LIMIT = 2;
 
 /** The run's heartbeat window, in whole seconds (pg-boss's `heartbeat_seconds` is an int). */
-function heartbeatSeconds(lease: LeaseSettings): number {
-  return Math.max(1, Math.ceil(lease.durationMs / 1000));
+function heartbeatSeconds(leaseMs: number): number {
+  return Math.max(1, Math.ceil(leaseMs / 1000));
 }
 
 /** Node 22 and pg-boss `version`, installed on first need. */
@@ -151,7 +152,7 @@ export function pgBoss12QueueAt(version: string, name = `pg-boss@${version}`): Q
     },
 
     leaseTerms(requested: LeaseSettings) {
-      const leaseS = heartbeatSeconds(requested);
+      const leaseS = heartbeatSeconds(requested.durationMs);
       const pollMs = Math.max(LEAST_POLL_MS, requested.pollMs);
       const notes = [
         `pg-boss ${version}, native mode under Node 22: its own work() loop and supervisor`,
@@ -196,7 +197,6 @@ export function pgBoss12QueueAt(version: string, name = `pg-boss@${version}`): Q
     },
 
     async setup(db, ctx) {
-      await db.query(`DROP SCHEMA IF EXISTS ${PG_BOSS_SCHEMA} CASCADE`);
       await admin(version, await tools(), {
         op: 'setup',
         ...connection(ctx, 'setup'),
@@ -205,7 +205,7 @@ export function pgBoss12QueueAt(version: string, name = `pg-boss@${version}`): Q
           retryLimit: PG_BOSS_DEFAULT_RETRY_LIMIT,
         },
       });
-      const leaseS = heartbeatSeconds(ctx?.lease ?? ({ durationMs: 1_000 } as LeaseSettings));
+      const leaseS = heartbeatSeconds(ctx?.lease.durationMs ?? 1_000);
       await db.query(`UPDATE ${PG_BOSS_SCHEMA}.queue SET heartbeat_seconds = $1 WHERE name = $2`, [
         leaseS,
         PG_BOSS_QUEUE,
@@ -216,17 +216,17 @@ export function pgBoss12QueueAt(version: string, name = `pg-boss@${version}`): Q
 
     async enqueue(_db, jobs, ctx) {
       // Ids chosen here, in order: pg-boss's own would come back in no promised order.
-      const ids = jobs.map(() => crypto.randomUUID());
+      const rows = jobs.map((job) => ({
+        id: randomUUID(),
+        data: job.payload,
+        ...(job.maxAttempts !== undefined && { retryLimit: Math.max(0, job.maxAttempts - 1) }),
+      }));
       await admin(version, await tools(), {
         op: 'enqueue',
         ...connection(ctx, 'enqueue'),
-        jobs: jobs.map((job, i) => ({
-          id: ids[i] ?? '',
-          data: job.payload,
-          ...(job.maxAttempts !== undefined && { retryLimit: Math.max(0, job.maxAttempts - 1) }),
-        })),
+        jobs: rows,
       });
-      return ids;
+      return rows.map((row) => row.id);
     },
   };
   made.set(key, adapter);
