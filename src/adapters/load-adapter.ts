@@ -5,7 +5,7 @@ import type { QueueAdapter } from '../queue/types.js';
 import { AdapterError } from '../queue/adapter-error.js';
 import { adapterDeadline, adapterLoadTimeoutMs } from '../queue/adapter-deadline.js';
 import { assertQueueAdapter } from '../queue/validate-adapter.js';
-import { builtInQueue, queueNames } from './registry.js';
+import { builtInQueue, queueNames, versionedQueue } from './registry.js';
 import { closest } from '../suggest.js';
 
 /**
@@ -24,7 +24,8 @@ export interface LoadQueueAdapterOptions {
 }
 
 /**
- * Loads the queue under test: a built-in name (`reference`, `unconditional-ack`, …) or the path
+ * Loads the queue under test: a built-in name (`reference`, `unconditional-ack`, …), a library
+ * at a version it names (`pg-boss@12`, see `versionedQueue`) or the path
  * of a file whose default export — or export named `queue` or `adapter` — is a `QueueAdapter`
  * or a zero-argument function returning one. Throws an `AdapterError` that names the file and
  * lists everything wrong with it.
@@ -33,7 +34,7 @@ export async function loadQueueAdapter(
   nameOrPath: string,
   options: LoadQueueAdapterOptions = {},
 ): Promise<QueueAdapter> {
-  const builtIn = builtInQueue(nameOrPath);
+  const builtIn = builtInQueue(nameOrPath) ?? versionedQueue(nameOrPath);
   if (builtIn !== undefined) return builtIn;
   if (!looksLikePath(nameOrPath)) {
     const guess = closest(nameOrPath, queueNames());

@@ -12,7 +12,10 @@ import { untilShutdown } from './with-environment.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
-/** `leaseproof env up | status | down | install-toxiproxy | install-python | install-go | install-java`. */
+/**
+ * `leaseproof env up | status | down | install-toxiproxy | install-python | install-go |
+ * install-java | install-node22`.
+ */
 export function envCommand(): Command {
   const env = new Command('env').description(
     'start, inspect and stop the servers a run needs (PostgreSQL + Toxiproxy)',
@@ -113,6 +116,21 @@ export function envCommand(): Command {
       for (const name of JAVA_PROGRAMS) {
         say(`${name}: ${await ensureJavaProgram(name, { log: say })}`);
       }
+    });
+
+  env
+    .command('install-node22')
+    .description(
+      'install Node 22 (from the npm registry, into .tools/node22) and pg-boss 12 (into ' +
+        '.tools/npm), which pg-boss@12 worker programs run on (no-op when they are there)',
+    )
+    .action(async () => {
+      const { ensureNode22 } = await import('../env/node22-install.js');
+      const { ensureNpmTools } = await import('../env/npm-tools-install.js');
+      const { pgBoss12ToolsDir, PG_BOSS_12_VERSION } = await import('../adapters/pg-boss-12.js');
+      say(`node 22: ${await ensureNode22({ log: say })}`);
+      const pgBoss = `pg-boss@${PG_BOSS_12_VERSION}`;
+      say(`${pgBoss}: ${await ensureNpmTools(pgBoss12ToolsDir(), [pgBoss], { log: say })}`);
     });
 
   return env;

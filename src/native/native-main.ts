@@ -1,15 +1,17 @@
 /**
  * Entry of a Node.js native worker program: `node native-main.js <target>`, started by
- * leaseproof's JSON-lines transport for a native adapter (`pg-boss-native`,
+ * leaseproof's JSON-lines transport for a native adapter (`pg-boss-native`, `pg-boss@12`,
  * `graphile-worker-native`). See `native-worker.ts`.
  */
 import { NativeWorker, type NativeTarget } from './native-worker.js';
 import { GraphileWorkerTarget } from './targets/graphile-worker-target.js';
+import { PgBoss12Target } from './targets/pg-boss-12-target.js';
 import { PgBossTarget } from './targets/pg-boss-target.js';
 
 /** The built-in Node.js targets, by the name the program takes. */
 export const NODE_TARGETS: Readonly<Record<string, () => NativeTarget>> = Object.freeze({
   'pg-boss': () => new PgBossTarget(),
+  'pg-boss@12': () => new PgBoss12Target(),
   'graphile-worker': () => new GraphileWorkerTarget(),
 });
 

@@ -122,6 +122,8 @@ describe('beforeAction (where the CLI registers tsx)', () => {
     'env install-go': undefined,
     // Its action may build the Java jar with Maven (a minute): not run here.
     'env install-java': undefined,
+    // Its action may download Node 22 and pg-boss 12 from the npm registry: not run here.
+    'env install-node22': undefined,
     check: ['check', missing],
     run: ['run', 'no-such-scenario'],
     suite: ['suite', missing],

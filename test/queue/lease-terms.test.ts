@@ -188,6 +188,22 @@ describe('the terms of the Node libraries in native mode', () => {
     expect(lines).toMatch(/polls at least every 500 ms/);
   });
 
+  it("pg-boss@12: the heartbeat window is the lease, in whole seconds, pg-boss's least stated as rescaled", async () => {
+    const { pgBoss12Queue } = await import('../../src/adapters/pg-boss-12.js');
+    expect(adapterProblems(pgBoss12Queue)).toEqual([]);
+    const { lease, record } = settleQueueTerms(pgBoss12Queue, LEASE);
+    // 800 ms → 1 s (heartbeatSeconds), extended by as much; the scenario's heartbeat period kept.
+    expect(lease).toEqual({ durationMs: 1_000, heartbeatMs: 200, extendByMs: 1_000, pollMs: 500 });
+    expect(record?.extendsLease).toBe(true);
+    expect(record?.maintenance?.intervalMs).toBe(2_000);
+    expect(record?.rescaled).toEqual([
+      expect.objectContaining({ constant: 'least heartbeatSeconds', run: '1 s' }),
+    ]);
+    const lines = queueTermsLines(record).join('\n');
+    expect(lines).toMatch(/rounded up to 1000 ms/);
+    expect(lines).toMatch(/expireInSeconds is pg-boss's default, 900 s/);
+  });
+
   it('graphile-worker-native: the lock timeout and the reset timer at the lease’s scale', async () => {
     const { graphileWorkerNativeQueue } =
       await import('../../src/adapters/graphile-worker-native.js');

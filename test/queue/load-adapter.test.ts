@@ -40,6 +40,8 @@ const BUILT_IN = [
   // leaseproof's loop, and (`-native`) their own loops.
   'pg-boss',
   'pg-boss-native',
+  // pg-boss 12, its own loop under Node 22 (the other two are the pinned pg-boss 10).
+  'pg-boss@12',
   'graphile-worker',
   'graphile-worker-native',
   // Python libraries: native mode (their own loops) and procrastinate's statements.
@@ -100,6 +102,32 @@ describe('built-in queues', () => {
       expect(error.message).toContain(`unknown queue "${name}"`);
       for (const builtIn of BUILT_IN) expect(error.message).toContain(builtIn);
     }
+  });
+
+  it('a library at a version: a major or its exact release, and the pinned major is the plain name', async () => {
+    expect(await loadQueueAdapter('pg-boss@12')).toBe(builtInQueues['pg-boss@12']);
+    expect(await loadQueueAdapter('pg-boss-native@12')).toBe(builtInQueues['pg-boss@12']);
+    expect(await loadQueueAdapter('pg-boss@12.38.1')).toBe(builtInQueues['pg-boss@12']);
+    expect(await loadQueueAdapter('pg-boss@10')).toBe(builtInQueues['pg-boss']);
+    expect(await loadQueueAdapter('pg-boss-native@10.4.2')).toBe(builtInQueues['pg-boss-native']);
+    // Another 12.x with the heartbeat: the same target at that release, under its own name.
+    const other = await loadQueueAdapter('pg-boss@12.20.0');
+    expect(other.name).toBe('pg-boss@12.20.0');
+    expect(other.description).toMatch(/^pg-boss 12\.20\.0 /);
+    expect(await loadQueueAdapter('pg-boss-native@12.20.0')).toBe(other);
+  });
+
+  it('a version leaseproof does not run names the ones it does', async () => {
+    for (const name of ['pg-boss@12.11.2', 'pg-boss@12.x']) {
+      expect((await loadError(name)).message).toContain('from 12.12.0');
+    }
+    const error = await loadError('pg-boss@11');
+    expect(error.message).toMatch(/^queue "pg-boss@11": leaseproof does not run pg-boss 11; /);
+    expect(error.message).toContain('pg-boss@10 (10.4.2');
+    expect(error.message).toContain('pg-boss@12 (12.38.1');
+    const other = await loadError('graphile-worker@0.16.0');
+    expect(other.message).toContain('"graphile-worker" runs one version');
+    expect(other.message).toContain('pg-boss@12');
   });
 
   it('an unknown name close to a built-in one suggests it', async () => {
