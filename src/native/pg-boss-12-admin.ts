@@ -8,22 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../adapters/pg-boss.js';
+import type { PgBoss12Request } from '../adapters/pg-boss-12-terms.js';
 import { importPgBoss12 } from './targets/pg-boss-12-target.js';
-
-/** What the controller asks. */
-export type PgBoss12Request =
-  | {
-      op: 'setup';
-      databaseUrl: string;
-      applicationName: string;
-      queue: { expireInSeconds: number; retryLimit: number };
-    }
-  | {
-      op: 'enqueue';
-      databaseUrl: string;
-      applicationName: string;
-      jobs: { id: string; data: Record<string, unknown>; retryLimit?: number }[];
-    };
 
 interface AdminBoss {
   on(event: 'error', listener: (error: unknown) => void): void;

@@ -16,9 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../../adapters/pg-boss.js';
 import type { NativeTarget, NativeWorker } from '../native-worker.js';
 import { PG_BOSS_LEAST_POLL_MS } from './pg-boss-target.js';
-
-/** pg-boss's least `superviseIntervalSeconds` and `monitorIntervalSeconds`: the supervisor here. */
-export const PG_BOSS_12_SUPERVISE_S = 1;
+import { PG_BOSS_12_SUPERVISE_S } from '../../adapters/pg-boss-12-terms.js';
 
 interface WorkJob {
   id: string;
