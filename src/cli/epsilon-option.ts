@@ -5,7 +5,7 @@
  */
 import { Option } from 'commander';
 import { ConfigError } from '../errors.js';
-import { parseDuration } from '../scenario/duration.js';
+import { parseDuration } from '../duration.js';
 
 /** What `--epsilon` takes, for help texts and messages. */
 export const EPSILON_FORMS = 'a number of ms (20, 0.5) or a duration (20ms, 1s, 250us)';

@@ -8,7 +8,7 @@ import { explore, refuseUnsimulable } from '../explore/explore.js';
 import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import { prepareQueueAdapter } from '../adapters/load-adapter.js';
 import type { ExploreProgress, ExploreResult, UnconfirmedFailure } from '../explore/types.js';
-import { parseDuration } from '../scenario/duration.js';
+import { parseDuration } from '../duration.js';
 import { laneSeeds } from '../explore/lane-seeds.js';
 import { parseParallel } from '../scale-out/parallelism.js';
 import { WHOLE, formatShard, parseShard } from '../scale-out/shard.js';

@@ -25,6 +25,7 @@ export interface RunFlags {
   queue?: string[];
   expect?: string[];
   seed?: string;
+  setting?: string[];
   out: string;
   env?: string;
   iOwnThisDatabase?: boolean;
@@ -61,6 +62,7 @@ async function runAndReportUntil(
       throw new ConfigError(`--seed must be an integer; got "${flags.seed}"`);
   }
   const epsilonMs = flags.epsilon === undefined ? undefined : parseEpsilon(flags.epsilon);
+  const settings = parseSettings(flags.setting ?? []);
   // Parsed before anything runs: a typo in --expect is not found after a whole suite.
   const expected = (flags.expect ?? []).map(parseExpectation);
   const queues = flags.queue ?? [];
@@ -69,6 +71,7 @@ async function runAndReportUntil(
     epsilonMs,
     queues: queues.length > 0 ? queues : ['reference'],
     seed,
+    ...(settings !== undefined && { settings }),
     out: flags.out,
     env: flags.env,
     iOwnThisDatabase: flags.iOwnThisDatabase,
@@ -91,6 +94,25 @@ async function runAndReportUntil(
   }
   const verdicts = result.outcomes.map((o) => o.result.valid);
   process.exitCode = verdicts.includes('invalid') ? 1 : verdicts.includes('unknown') ? 2 : 0;
+}
+
+/**
+ * `--setting JobTimeout=10m --setting missedHeartbeatsLimit=6`: the library's own settings, by
+ * name; the library checks names and values when the run settles them.
+ */
+function parseSettings(texts: string[]): Record<string, string> | undefined {
+  if (texts.length === 0) return undefined;
+  const settings: Record<string, string> = {};
+  for (const text of texts) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/.exec(text);
+    if (match === null) {
+      throw new ConfigError(
+        `--setting takes a library setting as name=value (JobTimeout=10m); got "${text}"`,
+      );
+    }
+    settings[match[1]!] = match[2]!;
+  }
+  return settings;
 }
 
 /**

@@ -11,6 +11,11 @@ function withRunOptions(command: Command): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--seed <n>', "override every scenario's seed")
+    .option(
+      '--setting <name=value>',
+      "a setting of the library under test, by its own name and in its own units (JobTimeout=10m, missedHeartbeatsLimit=6), over the scenario's and the library's defaults; repeatable",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .option('--out <dir>', 'reports folder', 'reports')
     .addOption(
       new Option('--env <provider>', 'embedded | external | containers').env('LEASEPROOF_ENV'),

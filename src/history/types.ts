@@ -13,6 +13,7 @@
  */
 import type { FaultKind } from '../faults/fault-kinds.js';
 import type { LeaseSettings, RescaledConstant } from '../queue/types.js';
+import type { SettledSettings } from '../queue/library-settings.js';
 
 /** The version of this schema; a reader refuses histories of another major version. */
 export const HISTORY_VERSION = 1;
@@ -70,6 +71,11 @@ export interface QueueTermsRecord {
   notes: string[];
   /** Library constants the run replaced (time compression), each with its statement. */
   rescaled: RescaledConstant[];
+  /**
+   * The library's own settings as the run used them: each by its own name, its library value
+   * (default or stated), its run value under the one time factor, and any floor it was held at.
+   */
+  settings?: SettledSettings;
   /**
    * Whether the queue extends leases; false: no heartbeat — I9 is n/a, I7 is judged from the
    * deadline, and I3 is n/a for jobs whose work outlasts one lease.

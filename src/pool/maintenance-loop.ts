@@ -52,7 +52,7 @@ export class MaintenanceLoop {
     ctx: SetupContext,
     onPass: (pass: SweepPass) => void = () => undefined,
   ): MaintenanceLoop {
-    const intervalMs = maintenance.intervalMs(ctx.lease);
+    const intervalMs = maintenance.intervalMs(ctx.lease, ctx.settings);
     if (!Number.isFinite(intervalMs) || intervalMs <= 0) {
       throw new RangeError(
         `queue maintenance "${maintenance.description}": intervalMs() gave ${intervalMs}, ` +

@@ -20,6 +20,8 @@ export interface WorkerPoolOptions {
   workers: number;
   /** Lease settings. */
   lease: LeaseSettings;
+  /** A library's settings by name, as the run uses them (see `WorkerConfig.settings`). */
+  settings?: Readonly<Record<string, number>>;
   /** Initial clock skew per worker index (0-based), if any. */
   clock?: (index: number) => ClockSkew | undefined;
   /** The shutdown timeout per worker index (0-based), if it has one (see `WorkerConfig`). */
@@ -84,6 +86,7 @@ export class WorkerPool implements AsyncDisposable {
             databaseUrl: proxy.urlFor(options.database),
             effectsUrl: options.database.url,
             lease: options.lease,
+            ...(options.settings !== undefined && { settings: { ...options.settings } }),
             clock: options.clock?.(i),
             shutdownTimeoutMs: options.shutdownTimeoutMs?.(i),
           };

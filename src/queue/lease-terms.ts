@@ -4,6 +4,7 @@
  * instead — and the harness checks that what it says is a lease it can run and judge.
  */
 import { AdapterError } from './adapter-error.js';
+import type { SettledSettings } from './library-settings.js';
 import type { ExtendingQueueAdapter, LeaseSettings, LeaseTerms, QueueAdapter } from './types.js';
 
 const FIELDS = ['durationMs', 'heartbeatMs', 'extendByMs', 'pollMs'] as const;
@@ -13,11 +14,15 @@ const FIELDS = ['durationMs', 'heartbeatMs', 'extendByMs', 'pollMs'] as const;
  * and rescaled constants well formed. Without `leaseTerms`, the requested lease unchanged.
  * Throws an `AdapterError` naming the adapter and what is wrong.
  */
-export function leaseTermsOf(adapter: QueueAdapter, requested: LeaseSettings): LeaseTerms {
+export function leaseTermsOf(
+  adapter: QueueAdapter,
+  requested: LeaseSettings,
+  settings?: SettledSettings,
+): LeaseTerms {
   if (adapter.leaseTerms === undefined) return { lease: requested, notes: [], rescaled: [] };
   let terms: unknown;
   try {
-    terms = adapter.leaseTerms(requested);
+    terms = adapter.leaseTerms(requested, settings);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new AdapterError(`queue adapter "${adapter.name}": leaseTerms() threw: ${message}`, {

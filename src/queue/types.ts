@@ -7,6 +7,7 @@
  * instead of trusting what the adapter reports. An adapter never keeps state between calls:
  * every call may come from another worker process, over a connection that a fault may cut.
  */
+import type { LibrarySettingsSpec, SettledSettings } from './library-settings.js';
 
 /** The smallest SQL client an adapter needs; a `pg.Client` or `pg.PoolClient` is one. */
 export interface SqlClient {
@@ -69,6 +70,8 @@ export interface SetupContext {
   databaseUrl?: string;
   /** The `application_name` such a connection must carry (the audit tells writers apart by it). */
   applicationName?: string;
+  /** The library's settings as this run uses them (an adapter that declares `settings`). */
+  settings?: SettledSettings;
 }
 
 /**
@@ -109,7 +112,7 @@ export interface QueueMaintenance {
   /** One sentence: what it does and which library function it calls. */
   description: string;
   /** How often it runs, for the run's lease. */
-  intervalMs(lease: LeaseSettings): number;
+  intervalMs(lease: LeaseSettings, settings?: SettledSettings): number;
   /** One pass. A pass that fails (a database restart) is simply followed by the next one. */
   run(db: SqlClient, ctx: SetupContext): Promise<void>;
 }
@@ -262,7 +265,7 @@ export interface NativeLoop {
    */
   sweep?: {
     description: string;
-    intervalMs(lease: LeaseSettings): number;
+    intervalMs(lease: LeaseSettings, settings?: SettledSettings): number;
   };
 }
 
@@ -280,7 +283,14 @@ export interface QueueAdapter {
    * The lease the run uses, given the scenario's (see `LeaseTerms`); absent: the scenario's, as
    * it is. Called once per run, before `setup`.
    */
-  leaseTerms?(requested: LeaseSettings): LeaseTerms;
+  leaseTerms?(requested: LeaseSettings, settings?: SettledSettings): LeaseTerms;
+  /**
+   * The library's own settings by its own names, their defaults and the one the scenario's lease
+   * stands for (see `library-settings.ts`). The harness settles them once per run — the user's
+   * stated values or the defaults, every duration × one time factor — and hands the result to
+   * `leaseTerms`, `setup`, the sweep's interval and the worker program; reports list each.
+   */
+  readonly settings?: LibrarySettingsSpec;
   /** A background sweep the queue depends on, run by the harness during the run. */
   readonly maintenance?: QueueMaintenance;
   /**

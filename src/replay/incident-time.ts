@@ -3,7 +3,7 @@
  * on the incident's date, or offsets from its start (`+90s`) — and the time scale that
  * compresses every duration of the incident uniformly for the replay.
  */
-import { parseDuration } from '../scenario/duration.js';
+import { parseDuration } from '../duration.js';
 
 /** Why a time or a scale could not be read: the text and what was expected. */
 export class IncidentTimeError extends Error {

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ALL_CHECKERS } from '../checker/index.js';
-import { formatDuration, parseDuration } from '../scenario/duration.js';
+import { formatDuration, parseDuration } from '../duration.js';
 import { loadScenario, parseScenario, place } from '../scenario/load-scenario.js';
 import { ScenarioError, type ScenarioProblem } from '../scenario/scenario-error.js';
 import type { SchemaObject } from '../scenario/scenario-schema.js';

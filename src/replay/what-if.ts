@@ -5,7 +5,7 @@
 import { deriveHistory } from '../history/derive.js';
 import type { StartedEnvironment } from '../env/types.js';
 import { ConfigError } from '../errors.js';
-import { formatDuration, parseDuration } from '../scenario/duration.js';
+import { formatDuration, parseDuration } from '../duration.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { runAndCheck } from '../scenario/run-and-check.js';
 import { loadIncident } from './load-incident.js';

@@ -1,4 +1,5 @@
 import type { QueueTermsRecord } from '../history/types.js';
+import { settingsLines } from '../queue/library-settings.js';
 
 /**
  * What a queue did with the scenario's lease, one plain sentence each, for every report that
@@ -7,6 +8,7 @@ import type { QueueTermsRecord } from '../history/types.js';
 export function queueTermsLines(terms: QueueTermsRecord | undefined): string[] {
   if (terms === undefined) return [];
   const lines = [
+    ...(terms.settings === undefined ? [] : settingsLines(terms.settings)),
     ...terms.notes.map((n) => `Lease: ${n}.`),
     ...terms.rescaled.map(
       (r) =>

@@ -5,7 +5,7 @@
  * rendered on the server, so that a replay's header does not call a 30 s lease 1000 ms.
  */
 import { formatIncidentTime } from '../replay/incident-time.js';
-import { formatDuration } from '../scenario/duration.js';
+import { formatDuration } from '../duration.js';
 import { roundMs } from './format-time.js';
 import type { TimelineIncident } from './timeline-types.js';
 

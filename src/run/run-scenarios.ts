@@ -10,6 +10,7 @@ import type { NotJudgedRun, ScenarioRun } from '../report/types.js';
 import type { StartedEnvironment } from '../env/types.js';
 import type { RunPlan, RunProgress } from '../scenario/execute-run.js';
 import { scenarioToRunPlan } from '../scenario/load-scenario.js';
+import { settleQueueTerms, statedSettingsOf } from '../scenario/queue-terms.js';
 import { runAndCheck, type CheckedRun } from '../scenario/run-and-check.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
 import { prepareQueueAdapter } from '../adapters/load-adapter.js';
@@ -43,6 +44,8 @@ export interface RunScenariosOptions {
   queues: string[];
   /** Overrides every scenario's seed. */
   seed?: number | undefined;
+  /** The library settings of `--setting` (names and values as typed), over each scenario's. */
+  settings?: Readonly<Record<string, string>> | undefined;
   /**
    * Only the scenario × queue runs this keeps, by the scenario's file and the queue (default:
    * every one): a plan that is not the whole cross product, as the simulation-guided mutation
@@ -149,9 +152,21 @@ export async function runScenarios(options: RunScenariosOptions): Promise<RunSce
         plan: scenarioToRunPlan(scenario, {
           queue,
           ...(options.seed !== undefined && { seed: options.seed }),
+          ...(options.settings !== undefined && { settings: options.settings }),
         }),
       })),
   );
+  // Library settings are checked by their library before anything runs: a misspelt
+  // `--setting` would otherwise be a column of `error` cells.
+  for (const { plan } of whole) {
+    if (plan.librarySettings === undefined) continue;
+    const adapter = await prepareQueueAdapter(plan.queue);
+    try {
+      settleQueueTerms(adapter, plan.lease, false, statedSettingsOf(adapter, plan));
+    } catch (error) {
+      throw new ConfigError(error instanceof Error ? error.message : String(error));
+    }
+  }
   const shard = options.shard ?? WHOLE;
   const planInfo = describePlan(
     whole.map((e) => ({

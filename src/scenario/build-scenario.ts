@@ -4,6 +4,7 @@ import { buildFaultSpec } from './build-fault-spec.js';
 import { ScenarioReader } from './scenario-reader.js';
 import type { PathProblem } from './schema-problems.js';
 import type { Scenario } from './scenario-types.js';
+import type { StatedSettings } from '../queue/library-settings.js';
 
 /** Defaults for what a scenario file may leave out (the schema's `default`s say the same). */
 export const SCENARIO_DEFAULTS = Object.freeze({
@@ -84,6 +85,7 @@ export function buildScenario(
         ? SCENARIO_DEFAULTS.drainTimeoutMs
         : read.ms(data.drainTimeout, ['drainTimeout'], positive),
     allowDeadLetter: (data.allowDeadLetter as boolean | undefined) ?? false,
+    settings: (data.settings as Record<string, StatedSettings> | undefined) ?? {},
   };
   return { scenario, problems: read.problems };
 }

@@ -11,8 +11,9 @@ import { MaintenanceLoop } from '../pool/maintenance-loop.js';
 import { WorkerPool } from '../pool/worker-pool.js';
 import { loadQueueAdapter } from '../adapters/load-adapter.js';
 import type { LeaseSettings } from '../queue/types.js';
+import type { StatedSettings } from '../queue/library-settings.js';
 import type { ClockSkew, UnitPlan } from '../worker/types.js';
-import { settleQueueTerms } from './queue-terms.js';
+import { settleQueueTerms, statedSettingsOf } from './queue-terms.js';
 
 /**
  * One run: a workload, lease settings, workers and a fault timeline — plain data (it survives
@@ -50,6 +51,18 @@ export interface RunPlan {
   faults: FaultSpec[];
   /** How long to wait for every job to finish once the faults are healed. */
   drainTimeoutMs: number;
+  /**
+   * A library's own settings the user states, by library (`river`: `{ JobTimeout: '10m' }`),
+   * and where they were stated (for errors). The run's queue takes its own library's.
+   */
+  librarySettings?: {
+    /** From the scenario's `settings` block, by library key. */
+    byLibrary: Readonly<Record<string, StatedSettings>>;
+    /** From the command line (`--setting Name=value`): the run's queue's library. */
+    command?: StatedSettings;
+    /** Where they were stated, for errors (the scenario file, `--setting`). */
+    source: string;
+  };
 }
 
 /** Where a run is, for a progress line. */
@@ -115,7 +128,12 @@ export async function executeRun(
     // whole seconds, a rescaled library constant), which the history then carries.
     const skewsClock =
       Object.keys(plan.clock ?? {}).length > 0 || plan.faults.some((f) => f.kind === 'clock');
-    const terms = settleQueueTerms(adapter, plan.lease, skewsClock);
+    const terms = settleQueueTerms(
+      adapter,
+      plan.lease,
+      skewsClock,
+      statedSettingsOf(adapter, plan),
+    );
     const lease = terms.lease;
     const recorder = await HistoryRecorder.start({
       database,
@@ -146,6 +164,7 @@ export async function executeRun(
       lease,
       databaseUrl: database.url,
       applicationName: 'leaseproof-controller',
+      ...(terms.settings !== undefined && { settings: terms.settings }),
     };
     const ids = await prepareAuditedQueue(
       database,
@@ -160,6 +179,7 @@ export async function executeRun(
       queue: plan.queue,
       workers: plan.workers,
       lease,
+      ...(terms.settings !== undefined && { settings: terms.settings.values }),
       onEvent: recorder.onWorkerEvent,
       ...(plan.clock && { clock: (i: number) => plan.clock?.[`w${i + 1}`] }),
       shutdownTimeoutMs: (i: number) => shutdownTimeoutOf(plan, `w${i + 1}`),
@@ -228,7 +248,12 @@ export async function executeRun(
       drained = await waitForDrain(
         database,
         adapter,
-        plan.drainTimeoutMs,
+        // A library whose recovery horizon is long in this run (River rescues after 60 leases
+        // at its defaults) gets the time to recover: three leases and a sweep, at least.
+        Math.max(
+          plan.drainTimeoutMs,
+          3 * lease.durationMs + (terms.record?.maintenance?.intervalMs ?? 0),
+        ),
         100,
         signal,
         failure,

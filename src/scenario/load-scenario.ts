@@ -14,6 +14,7 @@ import { scenarioSchema, validateScenarioShape } from './scenario-schema.js';
 import type { Scenario } from './scenario-types.js';
 import { schemaProblems, type PathProblem } from './schema-problems.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
+import type { StatedSettings } from '../queue/library-settings.js';
 
 /** Reads, parses and validates a scenario file; throws one `ScenarioError` for a bad file. */
 export async function loadScenario(file: string): Promise<Scenario> {
@@ -57,6 +58,8 @@ export interface ScenarioRunOptions {
   queue: string;
   /** Overrides the scenario's seed (`--seed`). */
   seed?: number;
+  /** The queue's library settings from the command line (`--setting Name=value`). */
+  settings?: StatedSettings;
 }
 
 /** The run plan of a scenario (a `RunPlan`; named for what it was made from). */
@@ -88,6 +91,17 @@ export function scenarioToRunPlan(
     allowDeadLetter: scenario.allowDeadLetter,
     faults: structuredClone(scenario.faults),
     drainTimeoutMs: scenario.drainTimeoutMs,
+    ...((Object.keys(scenario.settings).length > 0 ||
+      Object.keys(options.settings ?? {}).length > 0) && {
+      librarySettings: {
+        byLibrary: structuredClone(scenario.settings),
+        ...(options.settings !== undefined && { command: { ...options.settings } }),
+        source:
+          options.settings !== undefined && Object.keys(options.settings).length > 0
+            ? `${scenario.file} and --setting`
+            : scenario.file,
+      },
+    }),
   };
 }
 

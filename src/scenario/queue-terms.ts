@@ -4,8 +4,15 @@
  * the history header carries so that checkers and reports say so.
  */
 import type { QueueTermsRecord } from '../history/types.js';
+import { AdapterError } from '../queue/adapter-error.js';
 import { hasLeaseExtension, leaseTermsOf } from '../queue/lease-terms.js';
 import type { LeaseSettings, QueueAdapter } from '../queue/types.js';
+import type { RunPlan } from './execute-run.js';
+import {
+  settleSettings,
+  type SettledSettings,
+  type StatedSettings,
+} from '../queue/library-settings.js';
 
 /** The run's lease and, when not plain, its record. */
 export interface SettledQueueTerms {
@@ -16,6 +23,8 @@ export interface SettledQueueTerms {
    * retries failed attempts.
    */
   record?: QueueTermsRecord;
+  /** The library's settings as the run uses them (an adapter that declares `settings`). */
+  settings?: SettledSettings;
 }
 
 /**
@@ -27,8 +36,23 @@ export function settleQueueTerms(
   adapter: QueueAdapter,
   requested: LeaseSettings,
   skewsClock = false,
+  stated?: { values: StatedSettings; source: string },
 ): SettledQueueTerms {
-  const terms = leaseTermsOf(adapter, requested);
+  if (
+    adapter.settings === undefined &&
+    stated !== undefined &&
+    Object.keys(stated.values).length > 0
+  ) {
+    throw new AdapterError(
+      `${stated.source}: queue "${adapter.name}" declares no library settings; ` +
+        `it takes none (${Object.keys(stated.values).join(', ')})`,
+    );
+  }
+  const settings =
+    adapter.settings === undefined
+      ? undefined
+      : settleSettings(adapter.settings, requested, stated?.values, stated?.source);
+  const terms = leaseTermsOf(adapter, requested, settings);
   // A native worker runs the library's own loop: whether it heartbeats is the library's word.
   const extendsLease = adapter.native?.extendsLease ?? hasLeaseExtension(adapter);
   // A harness-run sweep, or the library's own inside its workers: I8 allows for either.
@@ -52,18 +76,20 @@ export function settleQueueTerms(
     maintenance === undefined &&
     retries &&
     unskewedClock === undefined;
-  if (plain) return { lease: terms.lease };
+  if (plain && settings === undefined) return { lease: terms.lease };
   return {
     lease: terms.lease,
+    ...(settings !== undefined && { settings }),
     record: {
       requestedLease: { ...requested },
       notes: [...terms.notes],
       rescaled: terms.rescaled.map((r) => ({ ...r })),
+      ...(settings !== undefined && { settings }),
       extendsLease,
       ...(maintenance !== undefined && {
         maintenance: {
           description: maintenance.description,
-          intervalMs: maintenance.intervalMs(terms.lease),
+          intervalMs: maintenance.intervalMs(terms.lease, settings),
         },
       }),
       ...(!retries && { retries: false as const }),
@@ -73,4 +99,19 @@ export function settleQueueTerms(
       ...(fencedOnly !== undefined && { fencedOnly }),
     },
   };
+}
+
+/**
+ * The library settings a plan states for `adapter`'s library: the scenario's block for that
+ * library, then `--setting` over it; undefined when the plan states none.
+ */
+export function statedSettingsOf(
+  adapter: QueueAdapter,
+  plan: Pick<RunPlan, 'librarySettings'>,
+): { values: StatedSettings; source: string } | undefined {
+  const stated = plan.librarySettings;
+  if (stated === undefined) return undefined;
+  const library = adapter.settings?.library;
+  const fromFile = library === undefined ? undefined : stated.byLibrary[library];
+  return { values: { ...fromFile, ...stated.command }, source: stated.source };
 }

@@ -1,5 +1,5 @@
 import type { DocumentPath } from './document-path.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../duration.js';
 import type { PathProblem } from './schema-problems.js';
 
 /**

@@ -5,6 +5,7 @@
 import type { CheckOptions } from '../checker/types.js';
 import type { FaultSpec } from '../nemesis/fault-spec.js';
 import type { LeaseSettings } from '../queue/types.js';
+import type { StatedSettings } from '../queue/library-settings.js';
 import type { HandlerShape } from './durations.js';
 
 /** The workload of a scenario. */
@@ -49,4 +50,10 @@ export interface Scenario {
   drainTimeoutMs: number;
   /** Whether dead-lettered jobs count as done. */
   allowDeadLetter: boolean;
+  /**
+   * A library's own settings, by library key and the library's own names, in its own units
+   * (`river: { JobTimeout: 10m }`): a run against that library uses them instead of its
+   * defaults. Empty when the file states none.
+   */
+  settings: Readonly<Record<string, StatedSettings>>;
 }

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { parseDuration } from '../scenario/duration.js';
+import { parseDuration } from '../duration.js';
 import type { DurationDistribution } from '../scenario/durations.js';
 import { place } from '../scenario/load-scenario.js';
 import { ScenarioError, type ScenarioProblem } from '../scenario/scenario-error.js';

@@ -3,7 +3,7 @@
  * is at most two seconds, the handler's distribution scaled with it, the production values in
  * the file's description.
  */
-import { formatDuration } from '../scenario/duration.js';
+import { formatDuration } from '../duration.js';
 import type { SimPoint } from '../sim/sim-types.js';
 import type { TuneSpec } from './load-tune.js';
 

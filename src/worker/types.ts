@@ -62,6 +62,12 @@ export interface WorkerConfig {
   effectsUrl: string;
   /** Lease settings. */
   lease: LeaseSettings;
+  /**
+   * A library's own settings by its own names, as this run uses them (ms for a duration, after
+   * the run's time factor): what a native program configures its library with. Absent for a
+   * queue that declares none. An optional field: wire format 1 (readers ignore it).
+   */
+  settings?: Record<string, number>;
   /** Initial clock skew. */
   clock?: ClockSkew | undefined;
   /**

@@ -6,7 +6,7 @@ import {
   SIGNED_DURATION_PATTERN,
   formatDuration,
   parseDuration,
-} from '../../src/scenario/duration.js';
+} from '../../src/duration.js';
 
 describe('parseDuration', () => {
   it.each([

@@ -54,6 +54,7 @@ describe('loadScenario on valid files', () => {
       checkOptions: {},
       drainTimeoutMs: 30_000,
       allowDeadLetter: false,
+      settings: {},
     });
   });
 

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CHECKER_NAMES } from '../../src/checker/index.js';
-import { DURATION_PATTERN, SIGNED_DURATION_PATTERN } from '../../src/scenario/duration.js';
+import { DURATION_PATTERN, SIGNED_DURATION_PATTERN } from '../../src/duration.js';
 import { FAULT_KINDS } from '../../src/faults/fault-kinds.js';
 import { SCENARIO_DEFAULTS } from '../../src/scenario/build-scenario.js';
 import { SCENARIO_SCHEMA_PATH, type SchemaObject } from '../../src/scenario/scenario-schema.js';

@@ -1,4 +1,4 @@
-import { LeaseproofError } from '../errors.js';
+import { LeaseproofError } from './errors.js';
 
 /** A duration string that does not parse; the message says what was expected. */
 export class DurationError extends LeaseproofError {
