@@ -1,8 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareQueueAdapter } from '../src/adapters/load-adapter.js';
-import { LIBRARY_QUEUES } from '../src/adapters/registry.js';
+import { prepareQueueAdapter } from '../src/libraries/load-adapter.js';
+import { LIBRARY_QUEUES } from '../src/libraries/registry.js';
 import { scenarioFiles } from '../src/cli/scenario-folder.js';
 import { runScenarios } from '../src/run/run-scenarios.js';
 import { report } from './stats.js';

@@ -5,7 +5,7 @@ import { EmbeddedEnvironmentProvider } from '../src/env/embedded-env.js';
 import type { RunDatabase } from '../src/env/types.js';
 import { prepareQueue, waitForDrain, withRunClient } from '../src/pool/queue-database.js';
 import { WorkerPool } from '../src/pool/worker-pool.js';
-import { loadQueueAdapter } from '../src/adapters/load-adapter.js';
+import { loadQueueAdapter } from '../src/libraries/load-adapter.js';
 import { drawDuration } from '../src/scenario/durations.js';
 import { Random } from '../src/random.js';
 import { report } from './stats.js';

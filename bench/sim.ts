@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { explore } from '../src/explore/explore.js';
-import { builtInQueue } from '../src/adapters/registry.js';
+import { builtInQueue } from '../src/libraries/registry.js';
 import { checkerByName } from '../src/checker/index.js';
 import { runCheckers } from '../src/checker/compose.js';
 import { KNOWN_BAD_VARIANTS } from '../src/queue/known-bad-queues.js';

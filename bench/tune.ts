@@ -1,7 +1,7 @@
 import FakeTimers from '@sinonjs/fake-timers';
 import { settledMicrotasks, simulatePoint } from '../src/sim/simulate.js';
 import type { SimWorkload } from '../src/sim/sim-types.js';
-import { builtInQueue } from '../src/adapters/registry.js';
+import { builtInQueue } from '../src/libraries/registry.js';
 import { SimDatabase } from '../src/sim/pglite/sim-database.js';
 import { simulateRun } from '../src/sim/pglite/sim-run.js';
 import type { TuneSpec } from '../src/tune/load-tune.js';

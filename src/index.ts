@@ -77,20 +77,20 @@ export {
   mainThreadHeartbeatQueue,
   noWatchdogQueue,
 } from './queue/known-bad-queues.js';
-export { builtInQueues, queueNames, builtInQueue } from './adapters/registry.js';
+export { builtInQueues, queueNames, builtInQueue } from './libraries/registry.js';
 export {
   loadQueueAdapter,
   ADAPTER_FILE_EXTENSIONS,
   type LoadQueueAdapterOptions,
-} from './adapters/load-adapter.js';
+} from './libraries/load-adapter.js';
 export { adapterProblems, assertQueueAdapter } from './queue/validate-adapter.js';
 // Queues in other languages: a program answering the primitives protocol (docs/worker-protocol.md).
 export {
   programQueue,
   PRIMITIVES_PROTOCOL_VERSION,
   type ProgramQueueOptions,
-} from './adapters/program/program-queue.js';
-export { pythonQueue, type PythonQueueOptions } from './adapters/program/python-queue.js';
+} from './libraries/program/program-queue.js';
+export { pythonQueue, type PythonQueueOptions } from './libraries/program/python-queue.js';
 export {
   ensurePythonEnvironment,
   PYTHON_CLIENT_DIR,

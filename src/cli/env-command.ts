@@ -127,7 +127,8 @@ export function envCommand(): Command {
     .action(async () => {
       const { ensureNode22 } = await import('../env/node22-install.js');
       const { ensureNpmTools } = await import('../env/npm-tools-install.js');
-      const { pgBoss12ToolsDir, PG_BOSS_12_VERSION } = await import('../adapters/pg-boss-12.js');
+      const { pgBoss12ToolsDir, PG_BOSS_12_VERSION } =
+        await import('../libraries/pg-boss/v12-adapter.js');
       say(`node 22: ${await ensureNode22({ log: say })}`);
       const pgBoss = `pg-boss@${PG_BOSS_12_VERSION}`;
       say(`${pgBoss}: ${await ensureNpmTools(pgBoss12ToolsDir(), [pgBoss], { log: say })}`);

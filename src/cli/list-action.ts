@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { ALL_CHECKERS } from '../checker/index.js';
 import { describeError } from '../errors.js';
 import { FAULT_KIND_TABLE, FAULT_KINDS } from '../faults/fault-kinds.js';
-import { builtInQueues } from '../adapters/registry.js';
+import { builtInQueues } from '../libraries/registry.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
 import { scenarioFolder, shownPath, yamlFiles, type ScenarioFolder } from './scenario-folder.js';
 

@@ -7,7 +7,7 @@ import { jobStories, renderNarrative } from '../replay/narrative.js';
 import { parseSweep, renderWhatIf, replayWhatIf } from '../replay/what-if.js';
 import { runScenarios } from '../run/run-scenarios.js';
 import { withShutdownSignal } from './shutdown.js';
-import { prepareQueueAdapter } from '../adapters/load-adapter.js';
+import { prepareQueueAdapter } from '../libraries/load-adapter.js';
 
 const say = (line: string): void => void process.stderr.write(line + '\n');
 

@@ -4,7 +4,7 @@
  * verdict is a lead, not a result: `run` the same scenario to confirm it on PostgreSQL, Toxiproxy
  * and worker processes.
  */
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
 import { checkerByName } from '../checker/index.js';
 import { runCheckers } from '../checker/compose.js';
 import { ConfigError } from '../errors.js';

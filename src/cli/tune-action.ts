@@ -6,7 +6,7 @@ import { ConfigError } from '../errors.js';
 import { assetSrc, writeEchartsAsset } from '../report/echarts-asset.js';
 import { confirmPoints, type Confirmation } from '../tune/confirm.js';
 import { loadTuneFile } from '../tune/load-tune.js';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
 import { queuePointLine, simulateOnQueue, type QueuePoint } from '../tune/queue-sim.js';
 import { fmt, sweep } from '../tune/sweep.js';
 import {

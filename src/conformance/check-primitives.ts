@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
 import type { RunDatabase, StartedEnvironment } from '../env/types.js';
 import { describeError } from '../errors.js';
 import { readAuditEvents } from '../history/audit-reader.js';

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { StartedEnvironment } from '../env/types.js';
-import { prepareQueueAdapter } from '../adapters/load-adapter.js';
+import { prepareQueueAdapter } from '../libraries/load-adapter.js';
 import { prepareAuditedQueue } from '../history/audited-queue.js';
 import { readAuditEvents } from '../history/audit-reader.js';
 import { unfinishedJobs, withRunClient } from '../pool/queue-database.js';

@@ -28,7 +28,7 @@ import { scenarioArbitrary, scenarioArbitraryOf } from './scenario-arbitrary.js'
 import { poolRun, SIMULATED_SCENARIOS, simRun } from './sim-run.js';
 import { SimPool } from '../sim/pglite/sim-pool.js';
 import { wallMs } from './wall-clock.js';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
 import { SimDatabase } from '../sim/pglite/sim-database.js';
 import type { StartedEnvironment } from '../env/types.js';
 import type { QueueAdapter } from '../queue/types.js';

@@ -8,7 +8,7 @@
  * scenarios the simulation does not model (see `nextPicks`), and the matrix says why it was left
  * to them. Only real runs count as kills: a simulated kill is a lead.
  */
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
 import { checkerByName } from '../checker/index.js';
 import { runCheckers } from '../checker/compose.js';
 import type { Checker } from '../checker/types.js';

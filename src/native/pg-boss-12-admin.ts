@@ -7,8 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../adapters/pg-boss.js';
-import type { PgBoss12Request } from '../adapters/pg-boss-12-terms.js';
+import { PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../libraries/pg-boss/adapter.js';
+import type { PgBoss12Request } from '../libraries/pg-boss/v12-terms.js';
 import { importPgBoss12 } from './targets/pg-boss-12-target.js';
 
 interface AdminBoss {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { findLibfaketime, ProgramClock } from '../adapters/program/program-clock.js';
+import { findLibfaketime, ProgramClock } from '../libraries/program/program-clock.js';
 import { EnvironmentError } from '../errors.js';
 import type { NativeProgram } from '../queue/types.js';
 import type { ClockSkew, ControlMessage, WorkerConfig } from '../worker/types.js';

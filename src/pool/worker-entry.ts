@@ -1,4 +1,4 @@
-import { builtInQueue } from '../adapters/registry.js';
+import { builtInQueue } from '../libraries/registry.js';
 
 /**
  * How to start a worker process: the compiled entry when leaseproof runs from `dist/`, the

@@ -3,7 +3,7 @@ import type { DatabaseProxy, RunDatabase, StartedEnvironment } from '../env/type
 import type { LeaseSettings } from '../queue/types.js';
 import type { ClockSkew, WorkerConfig } from '../worker/types.js';
 import { EnvironmentError } from '../errors.js';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
 import { StartedWorker, type ReceivedEvent } from './worker-process.js';
 import { stdioLinesTransport } from './stdio-lines-transport.js';
 import type { WorkerTransport } from './worker-transport.js';

@@ -13,7 +13,7 @@ import { scenarioToRunPlan } from '../scenario/load-scenario.js';
 import { settleQueueTerms, statedSettingsOf } from '../scenario/queue-terms.js';
 import { runAndCheck, type CheckedRun } from '../scenario/run-and-check.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
-import { prepareQueueAdapter } from '../adapters/load-adapter.js';
+import { prepareQueueAdapter } from '../libraries/load-adapter.js';
 import { ConfigError, describeError } from '../errors.js';
 import type { Incident } from '../replay/load-incident.js';
 import type { Scenario } from '../scenario/scenario-types.js';

@@ -9,7 +9,7 @@ import type { NemesisContext, TimedFault } from '../nemesis/types.js';
 import { unfinishedJobs, waitForDrain, withRunClient } from '../pool/queue-database.js';
 import { MaintenanceLoop } from '../pool/maintenance-loop.js';
 import { WorkerPool } from '../pool/worker-pool.js';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
 import type { LeaseSettings } from '../queue/types.js';
 import type { StatedSettings } from '../queue/library-settings.js';
 import type { ClockSkew, UnitPlan } from '../worker/types.js';

@@ -1,7 +1,7 @@
 // Entry of the heartbeat worker_thread. It loads the queue adapter itself and extends leases
 // over a connection of its own, so nothing the handler's event loop does can delay a beat.
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
 import { adapterDeadline } from '../queue/adapter-deadline.js';
 import type { QueueContext } from '../queue/types.js';
 import { ResilientConnection } from './connection.js';

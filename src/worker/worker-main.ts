@@ -8,7 +8,7 @@
  * controller goes away, and on SIGTERM it stops gracefully: it claims no more, finishes the
  * current job — heartbeating it — within its shutdown timeout, or cancels it then, and exits.
  */
-import { loadQueueAdapter } from '../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
 import { adapterDeadline } from '../queue/adapter-deadline.js';
 import { workerBehaviourOf } from '../queue/worker-behaviour.js';
 import type { Claim, QueueAdapter, QueueContext } from '../queue/types.js';

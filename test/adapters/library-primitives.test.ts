@@ -5,9 +5,9 @@ import {
   GRAPHILE_WORKER,
   graphileWorkerQueue,
   rescaleResetLocked,
-} from '../../src/adapters/graphile-worker.js';
-import { libraryVersion } from '../../src/adapters/load-library.js';
-import { pgBossQueue } from '../../src/adapters/pg-boss.js';
+} from '../../src/libraries/graphile-worker/adapter.js';
+import { libraryVersion } from '../../src/libraries/load-library.js';
+import { pgBossQueue } from '../../src/libraries/pg-boss/adapter.js';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { RunDatabase, StartedEnvironment } from '../../src/env/types.js';
 import { readAuditEvents } from '../../src/history/audit-reader.js';

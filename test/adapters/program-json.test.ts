@@ -1,7 +1,7 @@
 // How the controller asks a worker program for JSON (a library's statements): its stdout parsed,
 // its environment added to leaseproof's, and each way it can fail said as an AdapterError.
 import { describe, expect, it } from 'vitest';
-import { programJson } from '../../src/adapters/program/program-json.js';
+import { programJson } from '../../src/libraries/program/program-json.js';
 import { AdapterError } from '../../src/queue/adapter-error.js';
 
 describe('programJson', () => {

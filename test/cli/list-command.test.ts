@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ALL_CHECKERS } from '../../src/checker/index.js';
-import { queueNames } from '../../src/adapters/registry.js';
+import { queueNames } from '../../src/libraries/registry.js';
 import { FAULT_KINDS } from '../../src/faults/fault-kinds.js';
 import { scenarioSchema } from '../../src/scenario/scenario-schema.js';
 import { ROOT, finished, spawnCli, type Finished } from '../support/run-node.js';

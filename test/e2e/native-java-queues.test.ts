@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareQueueAdapter } from '../../src/adapters/load-adapter.js';
+import { prepareQueueAdapter } from '../../src/libraries/load-adapter.js';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import type { AuditEvent } from '../../src/history/types.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgBoss12Queue } from '../../src/adapters/pg-boss-12.js';
+import { pgBoss12Queue } from '../../src/libraries/pg-boss/v12-adapter.js';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import type { StartedEnvironment } from '../../src/env/types.js';
 import { EnvironmentError } from '../../src/errors.js';

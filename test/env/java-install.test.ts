@@ -3,7 +3,7 @@ import { cp, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLibfaketime } from '../../src/adapters/program/program-clock.js';
+import { findLibfaketime } from '../../src/libraries/program/program-clock.js';
 import { ensureJavaProgram, JAVA_CLIENT_DIR, javaCommand } from '../../src/env/java-install.js';
 import { haveJava, javaSkipReason } from '../support/java.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdapterError } from '../../src/queue/adapter-error.js';
-import { loadQueueAdapter } from '../../src/adapters/load-adapter.js';
+import { loadQueueAdapter } from '../../src/libraries/load-adapter.js';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
 import { executeRun } from '../../src/scenario/execute-run.js';
 

@@ -5,7 +5,7 @@ import { readAuditEvents } from '../../src/history/audit-reader.js';
 import { installAuditTrigger } from '../../src/history/audit-trigger.js';
 import { AuditDataError, AuditDescriptionError } from '../../src/history/history-errors.js';
 import type { AuditEvent } from '../../src/history/types.js';
-import { loadQueueAdapter } from '../../src/adapters/load-adapter.js';
+import { loadQueueAdapter } from '../../src/libraries/load-adapter.js';
 import { referenceQueue } from '../../src/queue/reference-queue.js';
 import type { QueueAdapter } from '../../src/queue/types.js';
 import { nativeOnlyPrimitives } from '../../src/queue/native-only.js';

@@ -74,17 +74,17 @@ describe('the layout of src/', () => {
     expect([...(arrows().get('(top)')?.keys() ?? [])]).toEqual([]);
   });
 
-  it('native worker programs import only the worker pieces they reuse, the adapters and the contract', () => {
+  it('native worker programs import only the worker pieces they reuse, the libraries and the contract', () => {
     // A native program runs in a worker process too: no controller code in it.
     expect([...(arrows().get('native')?.keys() ?? [])].sort()).toEqual([
-      'adapters',
+      'libraries',
       'queue',
       'worker',
     ]);
   });
 
-  it('worker code imports only the queue contract and the adapters it loads', () => {
-    expect([...(arrows().get('worker')?.keys() ?? [])].sort()).toEqual(['adapters', 'queue']);
+  it('worker code imports only the queue contract and the libraries it loads', () => {
+    expect([...(arrows().get('worker')?.keys() ?? [])].sort()).toEqual(['libraries', 'queue']);
   });
 
   it('no product file imports test code', () => {

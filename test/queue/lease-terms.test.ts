@@ -133,7 +133,7 @@ describe('lease terms', () => {
 
 describe('the terms of a native queue whose library sweeps inside its workers (River)', () => {
   it('records the sweep allowance for I8, the compression and each rescaled constant', async () => {
-    const { riverQueue } = await import('../../src/adapters/river.js');
+    const { riverQueue } = await import('../../src/libraries/river/adapter.js');
     expect(adapterProblems(riverQueue)).toEqual([]);
     const { lease, record } = settleQueueTerms(riverQueue, LEASE);
     // No heartbeat: the lease is the rescue horizon, held for its whole length.
@@ -171,7 +171,7 @@ describe('the terms of a native queue whose library sweeps inside its workers (R
 
 describe('the terms of the Node libraries in native mode', () => {
   it("pg-boss-native: whole-second lease, pg-boss's least poll, its supervisor's allowance", async () => {
-    const { pgBossNativeQueue } = await import('../../src/adapters/pg-boss-native.js');
+    const { pgBossNativeQueue } = await import('../../src/libraries/pg-boss/native-adapter.js');
     expect(adapterProblems(pgBossNativeQueue)).toEqual([]);
     const { lease, record } = settleQueueTerms(pgBossNativeQueue, LEASE);
     // 800 ms → 1 s (expireInSeconds); 50 ms poll → 500 ms (pollingIntervalSeconds ≥ 0.5).
@@ -189,7 +189,7 @@ describe('the terms of the Node libraries in native mode', () => {
   });
 
   it("pg-boss@12: the heartbeat window is the lease, in whole seconds, pg-boss's least stated as rescaled", async () => {
-    const { pgBoss12Queue } = await import('../../src/adapters/pg-boss-12.js');
+    const { pgBoss12Queue } = await import('../../src/libraries/pg-boss/v12-adapter.js');
     expect(adapterProblems(pgBoss12Queue)).toEqual([]);
     const { lease, record } = settleQueueTerms(pgBoss12Queue, LEASE);
     // 800 ms → 1 s (heartbeatSeconds), extended by as much; the scenario's heartbeat period kept.
@@ -206,7 +206,7 @@ describe('the terms of the Node libraries in native mode', () => {
 
   it('graphile-worker-native: the lock timeout and the reset timer at the lease’s scale', async () => {
     const { graphileWorkerNativeQueue } =
-      await import('../../src/adapters/graphile-worker-native.js');
+      await import('../../src/libraries/graphile-worker/native-adapter.js');
     expect(adapterProblems(graphileWorkerNativeQueue)).toEqual([]);
     const { lease, record } = settleQueueTerms(graphileWorkerNativeQueue, LEASE);
     expect(lease).toEqual({ ...LEASE, heartbeatMs: 800, extendByMs: 800 });
@@ -221,7 +221,7 @@ describe('the terms of the Node libraries in native mode', () => {
 describe('the terms of db-scheduler: its lease is heartbeatInterval × missedHeartbeatsLimit', () => {
   it('keeps the lease, maps the heartbeat onto a limit of at least 4, and states the compression', async () => {
     const { dbSchedulerQueue, dbSchedulerMapping } =
-      await import('../../src/adapters/db-scheduler.js');
+      await import('../../src/libraries/db-scheduler/adapter.js');
     expect(adapterProblems(dbSchedulerQueue)).toEqual([]);
     // 800 ms / 200 ms: four missed heartbeats of 200 ms, the scenario's own heartbeat.
     const { lease, record } = settleQueueTerms(dbSchedulerQueue, LEASE);

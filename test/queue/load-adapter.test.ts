@@ -2,10 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadQueueAdapter } from '../../src/adapters/load-adapter.js';
+import { loadQueueAdapter } from '../../src/libraries/load-adapter.js';
 import { AdapterError } from '../../src/queue/adapter-error.js';
 import { adapterProblems } from '../../src/queue/validate-adapter.js';
-import { builtInQueues, queueNames } from '../../src/adapters/registry.js';
+import { builtInQueues, queueNames } from '../../src/libraries/registry.js';
 import { workerBehaviourOf } from '../../src/queue/worker-behaviour.js';
 import tinyQueue from '../../examples/tiny-queue.js';
 
@@ -36,7 +36,7 @@ const BUILT_IN = [
   'ack-after-cancel',
   // The correct controls: the reference's lease built another way (reap on the poll path).
   'reap-on-poll',
-  // The real libraries (src/adapters/), driven through their own code: their statements under
+  // The real libraries (src/libraries/), driven through their own code: their statements under
   // leaseproof's loop, and (`-native`) their own loops.
   'pg-boss',
   'pg-boss-native',

@@ -20,7 +20,7 @@ import {
   unlockedClaimQueue,
 } from '../../src/queue/known-bad-queues.js';
 import { CHECKER_NAMES } from '../../src/checker/index.js';
-import { builtInQueue } from '../../src/adapters/registry.js';
+import { builtInQueue } from '../../src/libraries/registry.js';
 import type { ExtendingQueueAdapter, SqlClient } from '../../src/queue/types.js';
 import { granted, useEnvironment } from './lease-semantics.js';
 import { LEASE, context, withQueueDb, outlive, readLease, transaction } from './queue-db.js';

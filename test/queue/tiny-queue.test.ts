@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadQueueAdapter } from '../../src/adapters/load-adapter.js';
+import { loadQueueAdapter } from '../../src/libraries/load-adapter.js';
 import { hasLeaseExtension } from '../../src/queue/lease-terms.js';
 import type { QueueAdapter } from '../../src/queue/types.js';
 import { leaseSemantics, useEnvironment } from './lease-semantics.js';

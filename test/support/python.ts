@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { findLibfaketime } from '../../src/adapters/program/program-clock.js';
+import { findLibfaketime } from '../../src/libraries/program/program-clock.js';
 
 /** Whether `python3` with venv is here (the Python worker tests skip, saying so, when not). */
 export const havePython =

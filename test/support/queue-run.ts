@@ -1,5 +1,5 @@
 import type { RunDatabase, StartedEnvironment } from '../../src/env/types.js';
-import { loadQueueAdapter } from '../../src/adapters/load-adapter.js';
+import { loadQueueAdapter } from '../../src/libraries/load-adapter.js';
 import type { LeaseSettings, QueueAdapter } from '../../src/queue/types.js';
 import { prepareQueue, withRunClient } from '../../src/pool/queue-database.js';
 import { WorkerPool, type WorkerPoolOptions } from '../../src/pool/worker-pool.js';

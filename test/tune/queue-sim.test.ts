@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtInQueue } from '../../src/adapters/registry.js';
+import { builtInQueue } from '../../src/libraries/registry.js';
 import { loadTuneFile, type TuneSpec } from '../../src/tune/load-tune.js';
 import { SimDatabase } from '../../src/sim/pglite/sim-database.js';
 import { simulateRun } from '../../src/sim/pglite/sim-run.js';

@@ -4,7 +4,7 @@ import type { StartedEnvironment } from '../../src/env/types.js';
 import { isAlive, reapLeftovers } from '../../src/env/process-registry.js';
 import { prepareQueue } from '../../src/pool/queue-database.js';
 import { WorkerPool } from '../../src/pool/worker-pool.js';
-import { loadQueueAdapter } from '../../src/adapters/load-adapter.js';
+import { loadQueueAdapter } from '../../src/libraries/load-adapter.js';
 import { AdapterError } from '../../src/queue/adapter-error.js';
 import { startQueueRun, units } from '../support/queue-run.js';
 import { descendantsOf, processTable, waitGone } from '../support/processes.js';

@@ -18,8 +18,8 @@ import {
   GRAPHILE_WORKER,
   rescaleResetLocked,
   resetLockedIntervalsMs,
-} from '../../adapters/graphile-worker.js';
-import { requireLibrary } from '../../adapters/load-library.js';
+} from '../../libraries/graphile-worker/adapter.js';
+import { requireLibrary } from '../../libraries/load-library.js';
 import type { LeaseSettings } from '../../queue/types.js';
 import type { NativeTarget, NativeWorker } from '../native-worker.js';
 

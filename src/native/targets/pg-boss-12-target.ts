@@ -13,10 +13,10 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../../adapters/pg-boss.js';
+import { PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../../libraries/pg-boss/adapter.js';
 import type { NativeTarget, NativeWorker } from '../native-worker.js';
 import { PG_BOSS_LEAST_POLL_MS } from './pg-boss-target.js';
-import { PG_BOSS_12_SUPERVISE_S } from '../../adapters/pg-boss-12-terms.js';
+import { PG_BOSS_12_SUPERVISE_S } from '../../libraries/pg-boss/v12-terms.js';
 
 interface WorkJob {
   id: string;

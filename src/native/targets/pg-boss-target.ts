@@ -10,8 +10,8 @@
  * audit attributes its `expire()` — a release of somebody else's claim — to a sweep, not to this
  * worker. Its code, timer and cross-instance throttle (`maintained_on`) are pg-boss's own.
  */
-import { PG_BOSS, PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../../adapters/pg-boss.js';
-import { requireLibrary } from '../../adapters/load-library.js';
+import { PG_BOSS, PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../../libraries/pg-boss/adapter.js';
+import { requireLibrary } from '../../libraries/load-library.js';
 import type { NativeTarget, NativeWorker } from '../native-worker.js';
 
 /** pg-boss's least `pollingIntervalSeconds` (attorney.js, MIN_POLLING_INTERVAL_MS). */

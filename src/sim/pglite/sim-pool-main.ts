@@ -3,7 +3,7 @@
  * scenarios run one at a time as the parent sends them (as `simulateRun` in process). It ends
  * when the parent does: its IPC channel closing is the signal.
  */
-import { loadQueueAdapter } from '../../adapters/load-adapter.js';
+import { loadQueueAdapter } from '../../libraries/load-adapter.js';
 import type { QueueAdapter } from '../../queue/types.js';
 import { scenarioToRunPlan } from '../../scenario/load-scenario.js';
 import { SimDatabase } from './sim-database.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { LineProgram } from '../../../src/adapters/program/line-program.js';
+import { LineProgram } from '../../../src/libraries/program/line-program.js';
 
 // Real child processes (Node, so no other toolchain is needed) speaking JSON lines, each one
 // wrong in one way the controller must turn into a clear error instead of a hang or a verdict.

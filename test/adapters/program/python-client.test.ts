@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LineProgram } from '../../../src/adapters/program/line-program.js';
-import { ProgramClock, findLibfaketime } from '../../../src/adapters/program/program-clock.js';
-import { programQueue } from '../../../src/adapters/program/program-queue.js';
+import { LineProgram } from '../../../src/libraries/program/line-program.js';
+import { ProgramClock, findLibfaketime } from '../../../src/libraries/program/program-clock.js';
+import { programQueue } from '../../../src/libraries/program/program-queue.js';
 import { PYTHON_CLIENT_DIR, ensurePythonEnvironment } from '../../../src/env/python-install.js';
 import {
   havePython,

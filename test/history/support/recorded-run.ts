@@ -3,7 +3,7 @@ import { prepareAuditedQueue } from '../../../src/history/audited-queue.js';
 import { HistoryRecorder } from '../../../src/history/recorder.js';
 import { withRunClient } from '../../../src/pool/queue-database.js';
 import { WorkerPool } from '../../../src/pool/worker-pool.js';
-import { loadQueueAdapter } from '../../../src/adapters/load-adapter.js';
+import { loadQueueAdapter } from '../../../src/libraries/load-adapter.js';
 import type { LeaseSettings, QueueAdapter } from '../../../src/queue/types.js';
 import type { UnitPlan } from '../../../src/worker/types.js';
 

@@ -3,7 +3,7 @@
 // queue found in simulation is confirmed on a real run (PostgreSQL, Toxiproxy, processes).
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { builtInQueue } from '../../../src/adapters/registry.js';
+import { builtInQueue } from '../../../src/libraries/registry.js';
 import { checkerByName, checkHistory } from '../../../src/checker/index.js';
 import { runCheckers } from '../../../src/checker/compose.js';
 import { EmbeddedEnvironmentProvider } from '../../../src/env/embedded-env.js';

@@ -3,7 +3,7 @@
 // runs again whenever that could be wrong — a run that changed the schema, a setup that read the
 // lease of another run, another queue.
 import { describe, expect, it } from 'vitest';
-import { builtInQueue } from '../../../src/adapters/registry.js';
+import { builtInQueue } from '../../../src/libraries/registry.js';
 import { SimDatabase } from '../../../src/sim/pglite/sim-database.js';
 import { simulateRun, type SimRunPlan } from '../../../src/sim/pglite/sim-run.js';
 import type { QueueAdapter, SqlClient } from '../../../src/queue/types.js';

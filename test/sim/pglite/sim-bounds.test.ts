@@ -3,7 +3,7 @@
 // wall time: a run past a bound is unknown with its cause, and the next run goes on.
 import { describe, expect, it } from 'vitest';
 import { checkHistory } from '../../../src/checker/index.js';
-import { loadQueueAdapter } from '../../../src/adapters/load-adapter.js';
+import { loadQueueAdapter } from '../../../src/libraries/load-adapter.js';
 import { referenceQueue } from '../../../src/queue/reference-queue.js';
 import type { QueueAdapter } from '../../../src/queue/types.js';
 import { loadScenario, scenarioToRunPlan } from '../../../src/scenario/load-scenario.js';

@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtInQueue } from '../../../src/adapters/registry.js';
+import { builtInQueue } from '../../../src/libraries/registry.js';
 import { explore } from '../../../src/explore/explore.js';
 import { poolRun, simRun } from '../../../src/explore/sim-run.js';
 import { SimPool } from '../../../src/sim/pglite/sim-pool.js';

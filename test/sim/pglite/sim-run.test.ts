@@ -2,7 +2,7 @@
 // same checkers as a real run, one seed one history, and a known-bad queue's own SQL caught.
 import { describe, expect, it } from 'vitest';
 import { checkHistory } from '../../../src/checker/index.js';
-import { builtInQueue } from '../../../src/adapters/registry.js';
+import { builtInQueue } from '../../../src/libraries/registry.js';
 import { SIM_EPOCH_MS, simulateRun, type SimRunPlan } from '../../../src/sim/pglite/sim-run.js';
 import { setTimeout as timersSetTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';

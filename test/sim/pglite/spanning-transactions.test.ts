@@ -3,8 +3,8 @@
 // transaction owns PGlite's one session until it ends (others' statements queue behind it, in
 // simulated time), and a connection that dies mid-transaction rolls it back.
 import { describe, expect, it } from 'vitest';
-import { builtInQueue } from '../../../src/adapters/registry.js';
-import { loadQueueAdapter } from '../../../src/adapters/load-adapter.js';
+import { builtInQueue } from '../../../src/libraries/registry.js';
+import { loadQueueAdapter } from '../../../src/libraries/load-adapter.js';
 import { checkHistory } from '../../../src/checker/index.js';
 import type { History } from '../../../src/history/types.js';
 import type { QueueAdapter } from '../../../src/queue/types.js';

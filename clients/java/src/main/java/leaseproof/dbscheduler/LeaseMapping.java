@@ -11,7 +11,7 @@ import leaseproof.client.Config;
  * over its heartbeat, rounded, at least 4; heartbeatInterval = duration / limit (the lease is
  * kept exactly). Library defaults that are minutes long (the failed attempt's retry delay, the
  * shutdown wait) are compressed by k = the run's poll / db-scheduler's default poll (10 s), as
- * the River target compresses River's. src/adapters/db-scheduler.ts computes the same numbers
+ * the River target compresses River's. src/libraries/db-scheduler/adapter.ts computes the same numbers
  * for the run's lease terms.
  *
  * @param heartbeatInterval SchedulerBuilder.heartbeatInterval

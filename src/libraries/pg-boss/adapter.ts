@@ -19,9 +19,9 @@
  *   fetch increments on every fetch after the first, so each claim of a job has its own.
  */
 import { randomUUID } from 'node:crypto';
-import { leaseInWholeUnits } from '../queue/lease-terms.js';
-import type { QueueAdapter, SqlClient } from '../queue/types.js';
-import { libraryVersion, requireLibrary, type LibrarySpec } from './load-library.js';
+import { leaseInWholeUnits } from '../../queue/lease-terms.js';
+import type { QueueAdapter, SqlClient } from '../../queue/types.js';
+import { libraryVersion, requireLibrary, type LibrarySpec } from '../load-library.js';
 
 /** The pg-boss versions this adapter is for. */
 export const PG_BOSS: LibrarySpec = { name: 'pg-boss', range: '^10.0.0', tested: '10.4.2' };

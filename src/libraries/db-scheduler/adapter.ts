@@ -15,10 +15,15 @@
  * JVM clock. Every timestamp db-scheduler writes is its JVM's `Instant.now()`, never the
  * database's `now()`.
  */
-import { nativeOnlyPrimitives } from '../queue/native-only.js';
-import type { LeaseSettings, QueueAdapter, RescaledConstant, SqlClient } from '../queue/types.js';
-import { javaNativeProgram, javaProgramJson } from './program/java-native.js';
-import { programClockLimits } from './program/program-clock.js';
+import { nativeOnlyPrimitives } from '../../queue/native-only.js';
+import type {
+  LeaseSettings,
+  QueueAdapter,
+  RescaledConstant,
+  SqlClient,
+} from '../../queue/types.js';
+import { javaNativeProgram, javaProgramJson } from '../program/java-native.js';
+import { programClockLimits } from '../program/program-clock.js';
 
 /** The jar whose main class runs db-scheduler's Scheduler as a native worker. */
 export const DB_SCHEDULER_PROGRAM = 'leaseproof-java';

@@ -4,8 +4,8 @@
  * dequeue, the heartbeat, the status log), run by `leaseproof_client.targets.pgqueuer_primitives`.
  * Setup, enqueue and the audit are the native adapter's.
  */
-import { statementsQueue } from './program/statements-queue.js';
-import { pgqueuerQueue } from './pgqueuer.js';
+import { statementsQueue } from '../program/statements-queue.js';
+import { pgqueuerQueue } from './adapter.js';
 
 /** pgqueuer 1.x's statements under leaseproof's loop. */
 export const pgqueuerStatementsQueue = statementsQueue({

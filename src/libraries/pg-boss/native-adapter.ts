@@ -7,12 +7,12 @@
  * controller installs, enqueues and tears down as the primitives adapter (`pg-boss`) does; the
  * audit reads the lease in the same place.
  */
-import { nativeOnlyPrimitives } from '../queue/native-only.js';
-import type { LeaseSettings, QueueAdapter } from '../queue/types.js';
-import { libraryVersion } from './load-library.js';
-import { PG_BOSS, pgBossQueue } from './pg-boss.js';
-import { nodeNativeProgram } from './program/node-native.js';
-import { programClockLimits } from './program/program-clock.js';
+import { nativeOnlyPrimitives } from '../../queue/native-only.js';
+import type { LeaseSettings, QueueAdapter } from '../../queue/types.js';
+import { libraryVersion } from '../load-library.js';
+import { PG_BOSS, pgBossQueue } from './adapter.js';
+import { nodeNativeProgram } from '../program/node-native.js';
+import { programClockLimits } from '../program/program-clock.js';
 
 /** pg-boss's least `pollingIntervalSeconds` (its attorney.js, MIN_POLLING_INTERVAL_MS). */
 const LEAST_POLL_MS = 500;

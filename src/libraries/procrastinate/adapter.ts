@@ -13,10 +13,10 @@
  * (`audit.liveness`): every heartbeat is an extension of each job its worker holds.
  * Version: procrastinate 3.10.
  */
-import { nativeOnlyPrimitives } from '../queue/native-only.js';
-import type { LeaseSettings, QueueAdapter, SqlClient } from '../queue/types.js';
-import { programClockLimits } from './program/program-clock.js';
-import { librarySql, pythonNativeProgram } from './program/python-native.js';
+import { nativeOnlyPrimitives } from '../../queue/native-only.js';
+import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
+import { programClockLimits } from '../program/program-clock.js';
+import { librarySql, pythonNativeProgram } from '../program/python-native.js';
 
 /** The Python module that runs procrastinate's worker as a native worker. */
 export const PROCRASTINATE_MODULE = 'leaseproof_client.targets.procrastinate_native';

@@ -14,9 +14,9 @@
  * lease / 24). Nothing else is rewritten; the fail statement's retry backoff
  * (`exp(least(attempts, 10))` seconds) is not.
  */
-import { AdapterError } from '../queue/adapter-error.js';
-import type { LeaseSettings, QueueAdapter, SqlClient } from '../queue/types.js';
-import { libraryVersion, requireLibrary, type LibrarySpec } from './load-library.js';
+import { AdapterError } from '../../queue/adapter-error.js';
+import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
+import { libraryVersion, requireLibrary, type LibrarySpec } from '../load-library.js';
 
 /** The graphile-worker versions this adapter is for. */
 export const GRAPHILE_WORKER: LibrarySpec = {

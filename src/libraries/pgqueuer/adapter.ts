@@ -10,10 +10,10 @@
  * Where the lease lives: a picked row's `heartbeat` plus the heartbeat timeout (the run's lease);
  * the holder is the row's `queue_manager_id` (one per worker process). Version: pgqueuer 1.6.
  */
-import { nativeOnlyPrimitives } from '../queue/native-only.js';
-import type { LeaseSettings, QueueAdapter, SqlClient } from '../queue/types.js';
-import { programClockLimits } from './program/program-clock.js';
-import { librarySql, pythonNativeProgram } from './program/python-native.js';
+import { nativeOnlyPrimitives } from '../../queue/native-only.js';
+import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
+import { programClockLimits } from '../program/program-clock.js';
+import { librarySql, pythonNativeProgram } from '../program/python-native.js';
 
 /** The Python module that runs pgqueuer's loop as a native worker. */
 export const PGQUEUER_MODULE = 'leaseproof_client.targets.pgqueuer_native';

@@ -5,8 +5,8 @@
  * `finish_job`, `retry_job` from `procrastinate.sql.queries`). Setup, enqueue, the audit (the
  * lease in `procrastinate_workers`) and the stalled-job recipe are the native adapter's.
  */
-import { statementsQueue } from './program/statements-queue.js';
-import { procrastinateQueue } from './procrastinate.js';
+import { statementsQueue } from '../program/statements-queue.js';
+import { procrastinateQueue } from './adapter.js';
 
 /** procrastinate 3.x's statements under leaseproof's loop. */
 export const procrastinateStatementsQueue = statementsQueue({

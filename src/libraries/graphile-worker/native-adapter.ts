@@ -7,11 +7,11 @@
  * does; the audit reads the lock in the same place, and the 4-hour lock timeout and the reset
  * timer are rescaled to the lease the same way.
  */
-import { nativeOnlyPrimitives } from '../queue/native-only.js';
-import type { LeaseSettings, QueueAdapter } from '../queue/types.js';
-import { graphileWorkerQueue, resetLockedIntervalsMs } from './graphile-worker.js';
-import { nodeNativeProgram } from './program/node-native.js';
-import { programClockLimits } from './program/program-clock.js';
+import { nativeOnlyPrimitives } from '../../queue/native-only.js';
+import type { LeaseSettings, QueueAdapter } from '../../queue/types.js';
+import { graphileWorkerQueue, resetLockedIntervalsMs } from './adapter.js';
+import { nodeNativeProgram } from '../program/node-native.js';
+import { programClockLimits } from '../program/program-clock.js';
 
 /** The graphile-worker 0.17 native adapter. */
 export const graphileWorkerNativeQueue: QueueAdapter = {

@@ -21,16 +21,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureNode22 } from '../env/node22-install.js';
-import { ensureNpmTools } from '../env/npm-tools-install.js';
-import { PG_BOSS_12_SUPERVISE_S, type PgBoss12Request } from './pg-boss-12-terms.js';
-import { AdapterError } from '../queue/adapter-error.js';
-import { nativeOnlyPrimitives } from '../queue/native-only.js';
-import type { LeaseSettings, QueueAdapter, SetupContext } from '../queue/types.js';
-import { PG_BOSS_QUEUE, PG_BOSS_SCHEMA, pgBossQueue } from './pg-boss.js';
-import { nodeNativeProgram, nodeProgramCommand } from './program/node-native.js';
-import { programClockLimits } from './program/program-clock.js';
-import { askedOnce, programJson } from './program/program-json.js';
+import { ensureNode22 } from '../../env/node22-install.js';
+import { ensureNpmTools } from '../../env/npm-tools-install.js';
+import { PG_BOSS_12_SUPERVISE_S, type PgBoss12Request } from './v12-terms.js';
+import { AdapterError } from '../../queue/adapter-error.js';
+import { nativeOnlyPrimitives } from '../../queue/native-only.js';
+import type { LeaseSettings, QueueAdapter, SetupContext } from '../../queue/types.js';
+import { PG_BOSS_QUEUE, PG_BOSS_SCHEMA, pgBossQueue } from './adapter.js';
+import { nodeNativeProgram, nodeProgramCommand } from '../program/node-native.js';
+import { programClockLimits } from '../program/program-clock.js';
+import { askedOnce, programJson } from '../program/program-json.js';
 
 /** The pg-boss 12 release `pg-boss@12` runs: the newest 12.x when this target was written. */
 export const PG_BOSS_12_VERSION = '12.38.1';

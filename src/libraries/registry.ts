@@ -3,25 +3,25 @@ import { AdapterError } from '../queue/adapter-error.js';
 import { referenceQueue } from '../queue/reference-queue.js';
 import { KNOWN_BAD_VARIANTS } from '../queue/known-bad-queues.js';
 import { CONTROL_QUEUES } from '../queue/control-queues.js';
-import { pgBossQueue } from './pg-boss.js';
-import { pgBossNativeQueue } from './pg-boss-native.js';
+import { pgBossQueue } from './pg-boss/adapter.js';
+import { pgBossNativeQueue } from './pg-boss/native-adapter.js';
 import {
   PG_BOSS_12_LEAST_MINOR,
   PG_BOSS_12_VERSION,
   pgBoss12Queue,
   pgBoss12QueueAt,
-} from './pg-boss-12.js';
-import { graphileWorkerQueue } from './graphile-worker.js';
-import { graphileWorkerNativeQueue } from './graphile-worker-native.js';
-import { pgqueuerQueue } from './pgqueuer.js';
-import { pgqueuerStatementsQueue } from './pgqueuer-statements.js';
-import { procrastinateQueue } from './procrastinate.js';
-import { procrastinateStatementsQueue } from './procrastinate-statements.js';
-import { riverQueue } from './river.js';
-import { dbSchedulerQueue } from './db-scheduler.js';
+} from './pg-boss/v12-adapter.js';
+import { graphileWorkerQueue } from './graphile-worker/adapter.js';
+import { graphileWorkerNativeQueue } from './graphile-worker/native-adapter.js';
+import { pgqueuerQueue } from './pgqueuer/adapter.js';
+import { pgqueuerStatementsQueue } from './pgqueuer/statements-adapter.js';
+import { procrastinateQueue } from './procrastinate/adapter.js';
+import { procrastinateStatementsQueue } from './procrastinate/statements-adapter.js';
+import { riverQueue } from './river/adapter.js';
+import { dbSchedulerQueue } from './db-scheduler/adapter.js';
 
 /**
- * Real queue libraries, driven through their own code (`src/adapters/`). Their packages are
+ * Real queue libraries, driven through their own code (`src/libraries/<name>/`, one room per library). Their packages are
  * optional: each loads its library on first use and says what to install when it is missing.
  */
 export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([

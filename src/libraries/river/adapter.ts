@@ -11,9 +11,14 @@
  * "after" on the leader's own wall clock — makes it `retryable`; the holder is the attempt and
  * the client that fetched it. Version: River 0.51.
  */
-import { nativeOnlyPrimitives } from '../queue/native-only.js';
-import type { LeaseSettings, QueueAdapter, RescaledConstant, SqlClient } from '../queue/types.js';
-import { goNativeProgram, goProgramJson } from './program/go-native.js';
+import { nativeOnlyPrimitives } from '../../queue/native-only.js';
+import type {
+  LeaseSettings,
+  QueueAdapter,
+  RescaledConstant,
+  SqlClient,
+} from '../../queue/types.js';
+import { goNativeProgram, goProgramJson } from '../program/go-native.js';
 
 /** The Go program that runs River's client as a native worker. */
 export const RIVER_PROGRAM = 'river-native';
