@@ -30,6 +30,13 @@ export interface SettingSpec {
   /** A constant the library hard-codes: no user can state it. */
   constant?: boolean;
   /**
+   * A duration the library derives from its other settings, hard-coded as that relation
+   * (db-scheduler's dead-execution detection every 2 × heartbeatInterval): its library value is
+   * `ms` of the other settings' library values (ignoring `default`), compressed by k like every
+   * duration; no user can state it. `words` is the relation, e.g. `2 × heartbeatInterval`.
+   */
+  derived?: { words: string; ms: (values: Readonly<Record<string, number>>) => number };
+  /**
    * The least the run can use (ms): the library's own minimum, or what a process can honour.
    * A compressed value below it is held there, and the report says which invariants that drives.
    */
@@ -68,6 +75,8 @@ export interface SettledSetting {
   /** Where the library defines it. */
   where: string;
   constant?: boolean;
+  /** The relation it is derived by (`SettingSpec.derived`), in the library's words. */
+  derived?: string;
   relation?: string;
   /** Present when the run's value is not library × k: held at a floor. */
   held?: { why: string; drives: string };
@@ -141,21 +150,28 @@ export function settleSettings(
       throw new AdapterError(
         `${source}: ${spec.library} has no setting "${name}"; its settings are ` +
           spec.settings
-            .filter((x) => x.constant !== true)
+            .filter((x) => x.constant !== true && x.derived === undefined)
             .map((x) => x.name)
             .join(', '),
       );
     }
-    if (s.constant === true) {
+    if (s.constant === true || s.derived !== undefined) {
+      const how = s.derived === undefined ? '' : ` as ${s.derived.words}`;
       throw new AdapterError(
-        `${source}: ${spec.library}'s ${name} is hard-coded in the library (${s.where}); it cannot be set`,
+        `${source}: ${spec.library}'s ${name} is hard-coded in the library${how} (${s.where}); it cannot be set`,
       );
     }
   }
   const libraryValues: Record<string, number> = {};
   for (const s of spec.settings) {
+    if (s.derived !== undefined) continue;
     const raw = stated[s.name];
     libraryValues[s.name] = raw === undefined ? s.default : statedValue(s, raw, source);
+  }
+  // Derived from the values as deployed (stated or default), before any compression.
+  const given = { ...libraryValues };
+  for (const s of spec.settings) {
+    if (s.derived !== undefined) libraryValues[s.name] = s.derived.ms(given);
   }
   const anchorMs =
     typeof spec.anchor === 'string'
@@ -180,6 +196,7 @@ export function settleSettings(
       runValue,
       where: s.where,
       ...(s.constant === true && { constant: true }),
+      ...(s.derived !== undefined && { derived: s.derived.words }),
       ...(s.relation !== undefined && { relation: s.relation }),
       ...(held && { held: { why: s.floor!.why, drives: s.floor!.drives } }),
     };
@@ -215,7 +232,14 @@ export function settingsLines(settled: SettledSettings): string[] {
       `the scenario's lease is its ${settled.anchor}.`,
   ];
   for (const s of settled.settings) {
-    const origin = s.constant === true ? 'hard-coded' : s.stated ? 'stated' : 'default';
+    const origin =
+      s.derived !== undefined
+        ? `hard-coded as ${s.derived}`
+        : s.constant === true
+          ? 'hard-coded'
+          : s.stated
+            ? 'stated'
+            : 'default';
     let line =
       `Setting ${s.name}: ${s.library} in ${settled.library} (${origin}, ${s.where}), ` +
       `${s.run} in this run`;

@@ -68,3 +68,51 @@ describe('settleSettings: one time factor for every duration', () => {
     );
   });
 });
+
+// A library shaped like db-scheduler: the lease is heartbeatInterval × missedHeartbeatsLimit, and
+// its detector runs every 2 × heartbeatInterval, a relation it hard-codes.
+const DERIVED: LibrarySettingsSpec = {
+  library: 'demo-derived',
+  anchor: {
+    words: 'heartbeatInterval × missedHeartbeatsLimit',
+    ms: (v) => v.heartbeatInterval! * v.missedHeartbeatsLimit!,
+  },
+  settings: [
+    { name: 'heartbeatInterval', kind: 'duration', default: 300_000, where: 'b.java' },
+    { name: 'missedHeartbeatsLimit', kind: 'count', default: 6, where: 'b.java', min: 4 },
+    {
+      name: 'detectDeadInterval',
+      kind: 'duration',
+      default: 0,
+      where: 's.java',
+      derived: { words: '2 × heartbeatInterval', ms: (v) => 2 * v.heartbeatInterval! },
+    },
+  ],
+};
+
+describe('settleSettings: a duration the library derives from its settings', () => {
+  it('derives it from the deployed values, then compresses it by the same k', () => {
+    const s = settleSettings(DERIVED, LEASE);
+    expect(s.values).toEqual({
+      heartbeatInterval: 1_000 / 6,
+      missedHeartbeatsLimit: 6,
+      detectDeadInterval: 2_000 / 6,
+    });
+    // A stated heartbeat moves it too: 1 min × 10 = the lease, the detector every 2 min = 1/5.
+    const stated = settleSettings(DERIVED, LEASE, {
+      heartbeatInterval: '1m',
+      missedHeartbeatsLimit: 10,
+    });
+    expect(stated.values.detectDeadInterval).toBeCloseTo(200);
+    expect(stated.settings.find((x) => x.name === 'detectDeadInterval')?.library).toBe('2m');
+    expect(settingsLines(stated).join('\n')).toMatch(
+      /detectDeadInterval: 2m in demo-derived \(hard-coded as 2 × heartbeatInterval, s\.java\)/,
+    );
+  });
+
+  it('refuses it stated, naming the relation', () => {
+    expect(() => settleSettings(DERIVED, LEASE, { detectDeadInterval: '1m' })).toThrow(
+      /detectDeadInterval is hard-coded in the library as 2 × heartbeatInterval/,
+    );
+  });
+});
