@@ -108,7 +108,7 @@ describe.skipIf(!haveJava)(`the Java client and its build${javaSkipReason}`, () 
     expect((await stat(first)).mtimeMs).toBe(built);
     const run = spawnSync(javaCommand(), ['-jar', first, '--print-sql'], { encoding: 'utf8' });
     const sql = JSON.parse(run.stdout) as Record<string, string>;
-    expect(sql).toMatchObject({ version: '16.7.1', taskName: 'leaseproof' });
+    expect(sql).toMatchObject({ version: '16.12.0', taskName: 'leaseproof' });
     expect(sql.install).toMatch(/create table scheduled_tasks/);
   }, 600_000);
 

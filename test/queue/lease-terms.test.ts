@@ -219,32 +219,82 @@ describe('the terms of the Node libraries in native mode', () => {
 });
 
 describe('the terms of db-scheduler: its lease is heartbeatInterval × missedHeartbeatsLimit', () => {
-  it('keeps the lease, maps the heartbeat onto a limit of at least 4, and states the compression', async () => {
-    const { dbSchedulerQueue, dbSchedulerMapping } =
-      await import('../../src/libraries/db-scheduler/adapter.js');
+  const ONE_SECOND: LeaseSettings = {
+    durationMs: 1_000,
+    heartbeatMs: 250,
+    extendByMs: 1_000,
+    pollMs: 50,
+  };
+  const load = () => import('../../src/libraries/db-scheduler/adapter.js');
+
+  it("runs db-scheduler's defaults compressed by one factor: k = lease ÷ 30 min", async () => {
+    const { dbSchedulerQueue } = await load();
     expect(adapterProblems(dbSchedulerQueue)).toEqual([]);
-    // 800 ms / 200 ms: four missed heartbeats of 200 ms, the scenario's own heartbeat.
-    const { lease, record } = settleQueueTerms(dbSchedulerQueue, LEASE);
-    expect(lease).toEqual(LEASE);
-    expect(record?.extendsLease).toBe(true);
-    // The dead-execution detection runs every 2 × heartbeatInterval; one poll to pick it.
-    expect(record?.maintenance?.intervalMs).toBe(450);
-    // k = 50 ms / 10 s: the 5 min retry delay becomes 1.5 s, the 30 min shutdown wait 9 s.
-    const rescaled = Object.fromEntries(record!.rescaled.map((r) => [r.constant, r.run]));
-    expect(rescaled["a failed one-time task's retry delay"]).toMatch(/^1500 ms \(× 0\.005/);
-    expect(rescaled['graceful shutdown wait']).toMatch(/^9000 ms/);
-    // A heartbeat of half the lease would be a limit of 2, which db-scheduler refuses: 4 of
-    // lease / 4, said in the notes.
-    const half = dbSchedulerQueue.leaseTerms!({ ...LEASE, heartbeatMs: 400 });
-    expect(half.lease.heartbeatMs).toBe(200);
-    expect(half.notes.join('\n')).toMatch(/heartbeat of 400 ms becomes 200 ms \(lease \/ 4/);
-    // A heartbeat that does not divide the lease: the lease is kept, the interval is not whole.
-    expect(dbSchedulerMapping({ ...LEASE, durationMs: 1_000, heartbeatMs: 300 })).toMatchObject({
-      missedHeartbeatsLimit: 4,
-      heartbeatMs: 250,
+    const { lease, record, settings } = settleQueueTerms(dbSchedulerQueue, ONE_SECOND);
+    expect(settings?.k).toBeCloseTo(1 / 1_800);
+    // Six missed heartbeats of 1 s / 6: the scenario's heartbeat (250 ms) and poll (50 ms) are
+    // not db-scheduler's, its pollingInterval of 10 s is.
+    expect(lease.durationMs).toBeCloseTo(1_000);
+    expect(lease.extendByMs).toBeCloseTo(1_000);
+    expect(lease.heartbeatMs).toBeCloseTo(1_000 / 6);
+    expect(lease.pollMs).toBeCloseTo(10_000 / 1_800);
+    expect(settings?.values).toMatchObject({ missedHeartbeatsLimit: 6, threads: 1 });
+    expect(settings?.values.deadExecutionDetectionInterval).toBeCloseTo(2_000 / 6);
+    expect(settings?.values.shutdownMaxWait).toBeCloseTo(1_000);
+    expect(settings?.values.OnFailureRetryLater).toBeCloseTo(300_000 / 1_800);
+    expect(record?.rescaled).toEqual([]);
+    // The detector every 2 × heartbeatInterval, and one poll to pick what it revived.
+    expect(record?.maintenance?.intervalMs).toBe(Math.round(2_000 / 6 + 10_000 / 1_800));
+    const lines = queueTermsLines(record).join('\n');
+    expect(lines).toMatch(/Setting heartbeatInterval: 5m in db-scheduler \(default/);
+    expect(lines).toMatch(
+      /Setting deadExecutionDetectionInterval: 10m .*hard-coded as 2 × heartbeatInterval/,
+    );
+    expect(lines).toMatch(/Setting threads: 1 .*library default is 10/);
+    expect(lines).toMatch(/heartbeat \(250 ms\) and poll \(50 ms\) are not used/);
+  });
+
+  it("takes a user's settings in db-scheduler's words and keeps the scenario's lease", async () => {
+    const { dbSchedulerQueue } = await load();
+    const stated = {
+      heartbeatInterval: '1m',
+      missedHeartbeatsLimit: 10,
+      OnFailureRetryLater: '30s',
+    };
+    const { lease, settings } = settleQueueTerms(dbSchedulerQueue, ONE_SECOND, false, {
+      values: stated,
+      source: 'test',
     });
-    expect(dbSchedulerMapping({ ...LEASE, durationMs: 1_000, heartbeatMs: 150 })).toMatchObject({
-      missedHeartbeatsLimit: 7,
+    // 1 min × 10 = the lease: k = 1/600, the heartbeat 100 ms, the retry 50 ms, the poll 10 s / 600.
+    expect(lease.durationMs).toBeCloseTo(1_000);
+    expect(lease.heartbeatMs).toBeCloseTo(100);
+    expect(settings?.values.OnFailureRetryLater).toBeCloseTo(50);
+    expect(settings?.values.deadExecutionDetectionInterval).toBeCloseTo(200);
+    expect(() =>
+      settleQueueTerms(dbSchedulerQueue, ONE_SECOND, false, {
+        values: { missedHeartbeatsLimit: 3 },
+        source: 'test',
+      }),
+    ).toThrow(/missedHeartbeatsLimit: expected a whole number of at least 4/);
+    expect(() =>
+      settleQueueTerms(dbSchedulerQueue, ONE_SECOND, false, {
+        values: { threads: 10 },
+        source: 'test',
+      }),
+    ).toThrow(/threads 10 is not supported yet/);
+  });
+
+  it('holds a heartbeat under 1 ms at its floor, and the lease it judges is the one db-scheduler keeps', async () => {
+    const { dbSchedulerQueue } = await load();
+    const { lease, settings } = settleQueueTerms(dbSchedulerQueue, {
+      ...ONE_SECOND,
+      durationMs: 3,
+      extendByMs: 3,
     });
+    expect(settings?.values.heartbeatInterval).toBe(1);
+    expect(settings?.settings.find((s) => s.name === 'heartbeatInterval')?.held?.why).toMatch(
+      /scheduleWithFixedDelay/,
+    );
+    expect(lease.durationMs).toBe(6);
   });
 });

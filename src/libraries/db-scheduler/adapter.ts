@@ -1,6 +1,6 @@
 /**
- * db-scheduler 16.7.1 (Java) under test in native mode: its own `Scheduler` is the worker — its
- * polling (`fetch-and-lock-on-execute`: due rows `picked = false AND execution_time <= ?`, then
+ * db-scheduler 16.12.0 (Java) under test in native mode: its own `Scheduler` is the worker — its
+ * polling (its default FETCH strategy, fetch-and-lock-on-execute: due rows `picked = false AND execution_time <= ?`, then
  * a pick `UPDATE … SET picked = true, picked_by, last_heartbeat, version = version + 1 WHERE
  * picked = false AND version = ?`), its heartbeats (`SET last_heartbeat = ? WHERE version = ?`),
  * its completion (a one-time task's row deleted `WHERE version = ?`) and its dead-execution
@@ -14,16 +14,24 @@
  * heartbeatInterval × missedHeartbeatsLimit, judged by whichever scheduler looks, on its own
  * JVM clock. Every timestamp db-scheduler writes is its JVM's `Instant.now()`, never the
  * database's `now()`.
+ *
+ * Its settings are its own (`settings.ts`), compressed by the run's one time factor: the
+ * scenario's lease is heartbeatInterval × missedHeartbeatsLimit (30 min by default).
  */
+import { AdapterError } from '../../queue/adapter-error.js';
+import {
+  settingValue,
+  settleSettings,
+  type SettledSettings,
+} from '../../queue/library-settings.js';
 import { nativeOnlyPrimitives } from '../../queue/native-only.js';
-import type {
-  LeaseSettings,
-  QueueAdapter,
-  RescaledConstant,
-  SqlClient,
-} from '../../queue/types.js';
+import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
 import { javaNativeProgram, javaProgramJson } from '../program/java-native.js';
 import { programClockLimits } from '../program/program-clock.js';
+import { dbSchedulerSettings } from './settings.js';
+
+/** The db-scheduler release the Java client's pom pins (`clients/java/pom.xml`). */
+export const DB_SCHEDULER_VERSION = '16.12.0';
 
 /** The jar whose main class runs db-scheduler's Scheduler as a native worker. */
 export const DB_SCHEDULER_PROGRAM = 'leaseproof-java';
@@ -43,55 +51,52 @@ interface DbSchedulerSql {
 /** db-scheduler's table and the task name, asked of the program once per process. */
 const dbSchedulerSql = javaProgramJson<DbSchedulerSql>(DB_SCHEDULER_PROGRAM, ['--print-sql']);
 
-// db-scheduler's timing, from its source (SchedulerBuilder.java, task/helper/OneTimeTask.java).
-const DEFAULT_POLL_MS = 10_000;
-const MIN_MISSED_HEARTBEATS = 4;
-const COMPRESSED: readonly { constant: string; ms: number; where: string }[] = [
-  {
-    constant: "a failed one-time task's retry delay",
-    ms: 5 * 60_000,
-    where: "OneTimeTask's default FailureHandler, OnFailureRetryLater(Duration.ofMinutes(5))",
-  },
-  {
-    constant: 'graceful shutdown wait',
-    ms: 30 * 60_000,
-    where: 'SchedulerBuilder.SHUTDOWN_MAX_WAIT, set with shutdownMaxWait',
-  },
-];
-
-/**
- * The run's lease in db-scheduler's settings (the Java side, `LeaseMapping.java`, computes the
- * same from the lease it is handed): missedHeartbeatsLimit = duration / heartbeat, rounded, at
- * least 4 (SchedulerBuilder refuses less); heartbeatInterval = duration / limit, so the lease
- * is kept exactly; k = poll / db-scheduler's default poll of 10 s compresses its minute-long
- * defaults.
- */
-export function dbSchedulerMapping(lease: LeaseSettings): {
+/** The run's db-scheduler settings, as its builder and its one-time task take them (run ms). */
+export interface DbSchedulerMapping {
   heartbeatMs: number;
   missedHeartbeatsLimit: number;
-  k: number;
+  /** heartbeatInterval × missedHeartbeatsLimit: the age of last_heartbeat at which it is dead. */
+  deadAfterMs: number;
+  /** Every 2 × heartbeatInterval, hard-coded (Scheduler.java:103). */
+  detectionIntervalMs: number;
+  pollingMs: number;
+  threads: number;
+  shutdownMaxWaitMs: number;
   retryDelayMs: number;
-} {
-  const missedHeartbeatsLimit = Math.max(
-    MIN_MISSED_HEARTBEATS,
-    Math.round(lease.durationMs / lease.heartbeatMs),
-  );
-  const k = lease.pollMs / DEFAULT_POLL_MS;
+}
+
+/**
+ * The run's db-scheduler settings: its own, settled by the run's one time factor (k = the
+ * scenario's lease ÷ heartbeatInterval × missedHeartbeatsLimit), or its defaults so settled
+ * when none are given. The Java side (`LeaseMapping.java`) configures db-scheduler with these
+ * same values, handed to it in the worker config's `settings`.
+ */
+export function dbSchedulerMapping(
+  lease: LeaseSettings,
+  settings: SettledSettings = settleSettings(dbSchedulerSettings, lease),
+): DbSchedulerMapping {
+  const value = (name: string) => settingValue(settings, name);
+  const heartbeatMs = value('heartbeatInterval');
+  const missedHeartbeatsLimit = value('missedHeartbeatsLimit');
   return {
-    heartbeatMs: lease.durationMs / missedHeartbeatsLimit,
+    heartbeatMs,
     missedHeartbeatsLimit,
-    k,
-    retryDelayMs: Math.max(1, COMPRESSED[0]!.ms * k),
+    deadAfterMs: heartbeatMs * missedHeartbeatsLimit,
+    detectionIntervalMs: value('deadExecutionDetectionInterval'),
+    pollingMs: value('pollingInterval'),
+    threads: value('threads'),
+    shutdownMaxWaitMs: value('shutdownMaxWait'),
+    retryDelayMs: value('OnFailureRetryLater'),
   };
 }
 
 const ms = (value: number) => `${String(Math.round(value * 1000) / 1000)} ms`;
 
-/** The db-scheduler 16.7.1 native adapter. */
+/** The db-scheduler native adapter. */
 export const dbSchedulerQueue: QueueAdapter = {
   name: 'db-scheduler',
   description:
-    'db-scheduler 16.7.1 (Java) through its own Scheduler: its polling, version-fenced pick, ' +
+    `db-scheduler ${DB_SCHEDULER_VERSION} (Java) through its own Scheduler: its polling, version-fenced pick, ` +
     'heartbeats, dead-execution detection and delete-on-completion; the lease is ' +
     'heartbeatInterval × missedHeartbeatsLimit on the JVM clock.',
   audit: {
@@ -115,6 +120,7 @@ export const dbSchedulerQueue: QueueAdapter = {
       AND r.execution_time < r.last_failure + (SELECT revive_window FROM ${TERMS_TABLE})`,
   },
   retries: true,
+  settings: dbSchedulerSettings,
   get limits() {
     return programClockLimits();
   },
@@ -123,13 +129,13 @@ export const dbSchedulerQueue: QueueAdapter = {
       'db-scheduler fences the holder by its version column (pick, heartbeat and remove all ' +
       'compare version) and calls an execution dead only when a detector acts on a missed ' +
       'heartbeat: "considered a _dead execution_ after time X" ' +
-      '(https://github.com/kagkarlsson/db-scheduler/blob/v16.7.1/README.md)',
+      '(https://github.com/kagkarlsson/db-scheduler/blob/v16.12.0/README.md)',
   },
   ...nativeOnlyPrimitives('db-scheduler'),
   native: {
     description:
-      'db-scheduler Scheduler (threads 1, pollingInterval = poll, heartbeatInterval × ' +
-      'missedHeartbeatsLimit = lease, one OneTimeTask with its default failure and ' +
+      "db-scheduler Scheduler (its own settings by the run's time factor: heartbeatInterval × " +
+      'missedHeartbeatsLimit = lease, pollingInterval, threads 1, shutdownMaxWait; one OneTimeTask with its default failure and ' +
       'dead-execution handlers, task data JSON through its JacksonSerializer), HikariCP pool of 3',
     extendsLease: true,
     program: () => javaNativeProgram(DB_SCHEDULER_PROGRAM),
@@ -139,53 +145,57 @@ export const dbSchedulerQueue: QueueAdapter = {
         'heartbeatInterval (fixed delay), revives an execution whose last_heartbeat is older ' +
         'than heartbeatInterval × missedHeartbeatsLimit on its own JVM clock, to run at once: ' +
         'the allowance is one detection interval plus one poll to pick it',
-      intervalMs: (lease) => {
-        const { heartbeatMs } = dbSchedulerMapping(lease);
-        return Math.round(2 * heartbeatMs + lease.pollMs);
+      intervalMs: (lease, settings) => {
+        const { detectionIntervalMs, pollingMs } = dbSchedulerMapping(lease, settings);
+        return Math.round(detectionIntervalMs + pollingMs);
       },
     },
   },
 
-  leaseTerms(requested: LeaseSettings) {
-    const { heartbeatMs, missedHeartbeatsLimit, k } = dbSchedulerMapping(requested);
-    const rescaled: RescaledConstant[] = COMPRESSED.map(({ constant, ms: library, where }) => ({
-      constant,
-      library: `${String(library)} ms`,
-      run: `${ms(Math.max(1, library * k))} (× ${String(k)}, the run's poll / db-scheduler's default poll of 10 s)`,
-      statement: where,
-    }));
+  leaseTerms(requested: LeaseSettings, settings?: SettledSettings) {
+    const m = dbSchedulerMapping(requested, settings);
+    if (m.threads !== 1) {
+      throw new AdapterError(
+        `db-scheduler: threads ${String(m.threads)} is not supported yet: leaseproof runs one ` +
+          'execution per worker process (threads 1) until it runs N jobs per process',
+      );
+    }
     const notes = [
-      'db-scheduler 16.7.1, native mode: its own Scheduler, polling, heartbeats, ' +
+      `db-scheduler ${DB_SCHEDULER_VERSION}, native mode: its own Scheduler, polling, heartbeats, ` +
         'dead-execution detection and completion',
-      `heartbeatInterval ${ms(heartbeatMs)} × missedHeartbeatsLimit ${String(missedHeartbeatsLimit)} ` +
-        `= the lease of ${String(requested.durationMs)} ms: db-scheduler takes an execution for ` +
-        'dead once its last_heartbeat is older than that on the JVM clock of the scheduler that ' +
-        'looks (every 2 × heartbeatInterval); the limit is at least 4 (SchedulerBuilder refuses less)',
+      `the scenario's lease of ${ms(requested.durationMs)} is db-scheduler's heartbeatInterval ` +
+        `${ms(m.heartbeatMs)} × missedHeartbeatsLimit ${String(m.missedHeartbeatsLimit)}` +
+        (Math.abs(m.deadAfterMs - requested.durationMs) > 0.001
+          ? ` = ${ms(m.deadAfterMs)} (heartbeatInterval held at its floor)`
+          : '') +
+        ': db-scheduler takes an execution for dead once its last_heartbeat is older than that ' +
+        `on the JVM clock of the scheduler that looks, every ${ms(m.detectionIntervalMs)} ` +
+        '(2 × heartbeatInterval)',
+      `the scenario's heartbeat (${ms(requested.heartbeatMs)}) and poll ` +
+        `(${ms(requested.pollMs)}) are not used: db-scheduler heartbeats every heartbeatInterval ` +
+        `and polls every pollingInterval (${ms(m.pollingMs)})`,
       'every time db-scheduler writes (last_heartbeat, execution_time, last_failure) and every ' +
         "due or dead check reads its JVM's wall clock (Instant.now()), not the database's",
       'no handler is stopped when its heartbeats fail: db-scheduler fences the completion by ' +
-        'version, not the handler (interrupted only by a shutdown that outlasts its wait)',
-      'a failed attempt is retried later without limit (OneTimeTask default): a job spec’s ' +
-        'maxAttempts is not applied',
+        'version, not the handler (interrupted only by a shutdown that outlasts shutdownMaxWait)',
+      'a failed attempt is retried after OnFailureRetryLater without limit (the one-time ' +
+        'task default): a job spec’s maxAttempts is not applied',
       'threads 1: a scheduler runs one execution at a time (its poll fetches up to 3 due rows, ' +
         'picking each by version when the thread is free)',
+      "Scheduler.stop()'s own waits for its polling and heartbeat threads to end (1 s before " +
+        'interrupting them, 5 s after: Scheduler.java:203, package-private) are not compressed; ' +
+        'only a statement hung in those threads at a stop waits for them',
       "pgjdbc's connect and socket timeouts are the run's statement bound, in whole seconds",
     ];
-    if (Math.abs(heartbeatMs - requested.heartbeatMs) > 0.5) {
-      notes.push(
-        `the scenario's heartbeat of ${String(requested.heartbeatMs)} ms becomes ` +
-          `${ms(heartbeatMs)} (lease / ${String(missedHeartbeatsLimit)} missed heartbeats)`,
-      );
-    }
     return {
       lease: {
-        durationMs: requested.durationMs,
-        heartbeatMs,
-        extendByMs: requested.durationMs,
-        pollMs: requested.pollMs,
+        durationMs: m.deadAfterMs,
+        heartbeatMs: m.heartbeatMs,
+        extendByMs: m.deadAfterMs,
+        pollMs: m.pollingMs,
       },
       notes,
-      rescaled,
+      rescaled: [],
     };
   },
 
@@ -194,14 +204,14 @@ export const dbSchedulerQueue: QueueAdapter = {
     await db.query(install);
     const lease = ctx?.lease ?? {
       durationMs: 30_000,
-      heartbeatMs: 7_500,
+      heartbeatMs: 5_000,
       extendByMs: 30_000,
       pollMs: 1_000,
     };
-    const { retryDelayMs } = dbSchedulerMapping(lease);
+    const { deadAfterMs, retryDelayMs } = dbSchedulerMapping(lease, ctx?.settings);
     await db.query(
       `CREATE TABLE ${TERMS_TABLE} (dead_after interval NOT NULL, revive_window interval NOT NULL);
-       INSERT INTO ${TERMS_TABLE} VALUES (interval '${String(lease.durationMs)} milliseconds',
+       INSERT INTO ${TERMS_TABLE} VALUES (interval '${String(deadAfterMs)} milliseconds',
          interval '${String(retryDelayMs / 2)} milliseconds');
        CREATE SEQUENCE ${ID_SEQUENCE}`,
     );

@@ -1,6 +1,7 @@
 package leaseproof.client;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.Map;
 
 /**
  * The config message's body: who this worker is, where its database is, its lease.
@@ -12,6 +13,8 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * @param clock the initial skew, if any
  * @param statementTimeoutMs the client-side bound on one statement, if set
  * @param starvation the starvation probe's settings, if set
+ * @param settings the library's own settings by its own names, as the run settled them (ms for
+ *     a duration, after the run's time factor); null for a queue that declares none
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Config(
@@ -21,7 +24,8 @@ public record Config(
     Lease lease,
     Skew clock,
     Double statementTimeoutMs,
-    Starvation starvation) {
+    Starvation starvation,
+    Map<String, Double> settings) {
 
   /** The run's lease, in ms. */
   @JsonIgnoreProperties(ignoreUnknown = true)

@@ -34,7 +34,7 @@ public final class DbSchedulerNative {
     sql.put("install", tables());
     sql.put(
         "source",
-        "db-scheduler's repository at v16.7.1, db-scheduler/src/test/resources/postgresql_tables.sql"
+        "db-scheduler's repository at v16.12.0, db-scheduler/src/test/resources/postgresql_tables.sql"
             + " (the jar ships no DDL)");
     sql.put("taskName", PlanTask.NAME);
     return sql;

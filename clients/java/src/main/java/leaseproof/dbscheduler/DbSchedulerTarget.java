@@ -18,7 +18,7 @@ final class DbSchedulerTarget implements Target {
   @Override
   public void prepare(Worker worker) {
     close();
-    LeaseMapping mapping = LeaseMapping.of(worker.config().lease());
+    LeaseMapping mapping = LeaseMapping.of(worker.config());
     pool = WorkerDataSource.open(worker.config());
     // A new name per start, as a restarted process would have: picked_by tells the claims of
     // two incarnations apart.
@@ -28,7 +28,7 @@ final class DbSchedulerTarget implements Target {
         Scheduler.create(pool, new PlanTask(worker, mapping.retryDelay()))
             .schedulerName(new SchedulerName.Fixed(name))
             .serializer(new JacksonSerializer())
-            .threads(1)
+            .threads(mapping.threads())
             .pollingInterval(mapping.pollingInterval())
             .heartbeatInterval(mapping.heartbeatInterval())
             .missedHeartbeatsLimit(mapping.missedHeartbeatsLimit())

@@ -1,54 +1,69 @@
 package leaseproof.dbscheduler;
 
 import java.time.Duration;
+import java.util.Map;
 import leaseproof.client.Config;
 
 /**
- * The run's lease in db-scheduler's settings. db-scheduler (16.7.1, Scheduler.java) takes an
- * execution for dead once its {@code last_heartbeat} is older than {@code heartbeatInterval ×
- * missedHeartbeatsLimit} on the JVM clock of the scheduler that looks, and looks every {@code 2
- * × heartbeatInterval}; its builder refuses a limit under 4. So: limit = the lease's duration
- * over its heartbeat, rounded, at least 4; heartbeatInterval = duration / limit (the lease is
- * kept exactly). Library defaults that are minutes long (the failed attempt's retry delay, the
- * shutdown wait) are compressed by k = the run's poll / db-scheduler's default poll (10 s), as
- * the River target compresses River's. src/libraries/db-scheduler/adapter.ts computes the same numbers
- * for the run's lease terms.
+ * db-scheduler's own settings for the run, as the controller settled them
+ * (src/libraries/db-scheduler/settings.ts) and sent them in the config's {@code settings}: the
+ * library's defaults or the user's values, every duration compressed by the run's one time
+ * factor (k = the scenario's lease ÷ heartbeatInterval × missedHeartbeatsLimit). Nothing is
+ * computed here: db-scheduler is configured with exactly what the report lists.
  *
  * @param heartbeatInterval SchedulerBuilder.heartbeatInterval
  * @param missedHeartbeatsLimit SchedulerBuilder.missedHeartbeatsLimit
- * @param pollingInterval SchedulerBuilder.pollingInterval: the run's poll
- * @param retryDelay OnFailureRetryLater's delay (library default for a one-time task: 5 min)
- * @param shutdownMaxWait SchedulerBuilder.shutdownMaxWait (library default 30 min)
+ * @param pollingInterval SchedulerBuilder.pollingInterval
+ * @param threads SchedulerBuilder.threads
+ * @param shutdownMaxWait SchedulerBuilder.shutdownMaxWait
+ * @param retryDelay the one-time task's OnFailureRetryLater delay
  */
 public record LeaseMapping(
     Duration heartbeatInterval,
     int missedHeartbeatsLimit,
     Duration pollingInterval,
-    Duration retryDelay,
-    Duration shutdownMaxWait) {
+    int threads,
+    Duration shutdownMaxWait,
+    Duration retryDelay) {
 
-  /** db-scheduler's smallest missedHeartbeatsLimit (SchedulerBuilder refuses less). */
-  public static final int MIN_MISSED_HEARTBEATS = 4;
-
-  /** db-scheduler's default polling interval: the time base of the compression. */
-  public static final Duration DEFAULT_POLL = Duration.ofSeconds(10);
-
-  /** The mapping of {@code lease}. */
-  public static LeaseMapping of(Config.Lease lease) {
-    int limit =
-        (int) Math.max(MIN_MISSED_HEARTBEATS, Math.round(lease.durationMs() / lease.heartbeatMs()));
-    double k = lease.pollMs() / DEFAULT_POLL.toMillis();
+  /** The mapping the config's settings state; throws if one is missing. */
+  public static LeaseMapping of(Config config) {
+    Map<String, Double> settings = config.settings();
+    if (settings == null) {
+      throw new IllegalArgumentException(
+          "the config carries no db-scheduler settings: the controller settles them "
+              + "(src/libraries/db-scheduler/settings.ts) and sends them as `settings`");
+    }
     return new LeaseMapping(
-        micros(lease.durationMs() / limit),
-        limit,
-        micros(lease.pollMs()),
-        micros(Math.max(1, Duration.ofMinutes(5).toMillis() * k)),
-        micros(Math.max(1, Duration.ofMinutes(30).toMillis() * k)));
+        micros(value(settings, "heartbeatInterval")),
+        count(settings, "missedHeartbeatsLimit"),
+        micros(value(settings, "pollingInterval")),
+        count(settings, "threads"),
+        micros(value(settings, "shutdownMaxWait")),
+        micros(value(settings, "OnFailureRetryLater")));
   }
 
   /** The lease this mapping keeps: heartbeatInterval × missedHeartbeatsLimit. */
   public Duration lease() {
     return heartbeatInterval.multipliedBy(missedHeartbeatsLimit);
+  }
+
+  private static double value(Map<String, Double> settings, String name) {
+    Double value = settings.get(name);
+    if (value == null || !(value > 0) || value.isInfinite()) {
+      throw new IllegalArgumentException(
+          "the config's db-scheduler setting " + name + " is " + value + "; expected a positive number");
+    }
+    return value;
+  }
+
+  private static int count(Map<String, Double> settings, String name) {
+    double value = value(settings, name);
+    if (value != Math.rint(value)) {
+      throw new IllegalArgumentException(
+          "the config's db-scheduler setting " + name + " is " + value + "; expected a whole number");
+    }
+    return (int) value;
   }
 
   private static Duration micros(double ms) {

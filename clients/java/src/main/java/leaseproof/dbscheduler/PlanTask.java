@@ -14,7 +14,8 @@ import leaseproof.client.Worker;
  * The one task leaseproof enqueues: a db-scheduler one-time task whose data is leaseproof's
  * handler plan (JSON, through db-scheduler's own JacksonSerializer) and whose handler runs it.
  * Its failure and dead-execution handlers are db-scheduler's defaults for a one-time task —
- * retry later (no attempt limit), revive a dead execution — the retry's delay compressed.
+ * retry later (no attempt limit), revive a dead execution — the retry's delay the run's
+ * OnFailureRetryLater setting.
  */
 final class PlanTask extends OneTimeTask<Plan> {
   /** The task_name of every job leaseproof enqueues. */

@@ -1,5 +1,6 @@
--- db-scheduler 16.7.1's PostgreSQL table, copied unchanged from its repository at tag v16.7.1:
--- db-scheduler/src/test/resources/postgresql_tables.sql (the published jar ships no DDL).
+-- db-scheduler 16.12.0's PostgreSQL table, copied unchanged from its repository at tag v16.12.0:
+-- db-scheduler/src/test/resources/postgresql_tables.sql (the published jar ships no DDL; the file
+-- is the same at v16.7.1).
 create table scheduled_tasks (
   task_name text not null,
   task_instance text not null,

@@ -16,7 +16,7 @@ class DbSchedulerNativeTest {
   @Test
   void printsDbSchedulersOwnTableAndTheVersionItWasBuiltWith() throws Exception {
     Map<String, String> sql = DbSchedulerNative.printSql();
-    assertEquals("16.7.1", sql.get("version"));
+    assertEquals("16.12.0", sql.get("version"));
     assertEquals("leaseproof", sql.get("taskName"));
     assertTrue(sql.get("install").contains("create table scheduled_tasks"));
     assertTrue(sql.get("install").contains("version BIGINT not null"));
