@@ -63,6 +63,7 @@ export type {
   Claim,
   AuditDescription,
   WorkerBehaviour,
+  LeaseTolerance,
 } from './queue/types.js';
 export {
   referenceQueue,

@@ -17,6 +17,13 @@
  * is judged against that lease: a job it fetches joins its worker's current window, so a grant
  * whose deadline is that window's end (earlier than fetch + lease, still ahead) is counted
  * (`joinedWorkerWindow`), not a violation; the heartbeats that move the window are judged.
+ *
+ * A library may declare a lease tolerance in its contract (`queueTerms.leaseTolerance`): how far
+ * off a deadline stays within the precision it promises, with why (db-scheduler: one
+ * heartbeatInterval, as it counts its lease in heartbeats and stamps `last_heartbeat` from its
+ * JVM's clock read before the statement). Grants and extensions are then judged by it where it
+ * is larger than ε; the deadlines off by more than ε and within it are counted
+ * (`withinLeaseTolerance`) and warned of, with the largest offset, never hidden.
  */
 import { deriveHistory } from '../history/derive.js';
 import type { DerivedClaim, DerivedHistory } from '../history/derive-types.js';
@@ -37,7 +44,7 @@ export const leaseHonored: Checker = {
   ...META,
   description:
     'Every grant and extension sets deadline = (database time of the statement) + configured ' +
-    'lease, within ε.',
+    "lease, within ε (or within the lease tolerance the queue's library declares, if larger).",
   check(history, partial) {
     const options = resolveOptions(partial);
     const derived = deriveHistory(history);
@@ -54,12 +61,23 @@ export const leaseHonored: Checker = {
       shortGrants: 0,
       shortExtensions: 0,
       joinedWorkerWindow: 0,
+      withinLeaseTolerance: 0,
     };
     // A lease kept per worker (procrastinate's heartbeat row) gives a job it fetches what is left
     // of its worker's window: judged against that lease, such a grant is right. Its extensions
     // (the worker's heartbeats) are judged as every queue's are.
     const perWorker = history.header.queueTerms?.perWorkerLease !== undefined;
+    // A deadline the library's own precision allows: judged by that where it is wider than ε.
+    const declared = history.header.queueTerms?.leaseTolerance;
+    const tolerance = Math.max(options.epsilonMs, declared?.ms ?? 0);
+    const judge = { toleranceMs: tolerance, declared };
     let maxOff = 0;
+    let maxTolerated = 0;
+    const tolerated = (off: number) => {
+      if (Math.abs(off) <= options.epsilonMs || !(Math.abs(off) <= tolerance)) return;
+      counts.withinLeaseTolerance += 1;
+      maxTolerated = Math.max(maxTolerated, Math.abs(off));
+    };
     for (const claim of derived.claims) {
       counts.grants += 1;
       const grant = events[claim.grant] as AuditEvent;
@@ -69,23 +87,21 @@ export const leaseHonored: Checker = {
       if (joined) counts.joinedWorkerWindow += 1;
       else if (Math.abs(g) > maxOff) maxOff = Math.abs(g);
       // A NaN offset (no deadline at all) is a violation too: hence !(… <= ε), not … > ε.
-      if (!joined && !(Math.abs(g) <= options.epsilonMs)) {
+      if (!joined) tolerated(g);
+      if (!joined && !(Math.abs(g) <= tolerance)) {
         counts.offGrants += 1;
         if (violations.take())
-          violations.add(
-            evidence(derived, claim, claim.grant, g, 'grant', durationMs, options.epsilonMs),
-          );
+          violations.add(evidence(derived, claim, claim.grant, g, 'grant', durationMs, judge));
       }
       for (const index of claim.extensions) {
         counts.extensions += 1;
         const x = offBy(events[index] as AuditEvent, extendByMs);
         if (Math.abs(x) > maxOff) maxOff = Math.abs(x);
-        if (Math.abs(x) <= options.epsilonMs) continue;
+        tolerated(x);
+        if (Math.abs(x) <= tolerance) continue;
         counts.offExtensions += 1;
         if (violations.take())
-          violations.add(
-            evidence(derived, claim, index, x, 'extension', extendByMs, options.epsilonMs),
-          );
+          violations.add(evidence(derived, claim, index, x, 'extension', extendByMs, judge));
       }
     }
     const reported = unmovedExtensions(derived, controllerTolerance(history, options));
@@ -117,13 +133,20 @@ export const leaseHonored: Checker = {
         faults: faultsDuring(derived, [u.worker], invoke.t, events[u.complete]!.t),
       });
     }
-    const tolerance = controllerTolerance(history, options);
-    const left = leasesLeft(derived, options.epsilonMs, tolerance);
+    const left = leasesLeft(derived, options.epsilonMs, controllerTolerance(history, options));
     const short = left.filter((l) => isShort(l, options.epsilonMs));
     const shortOf = (what: LeaseLeft['what']) => short.filter((l) => l.what === what);
     counts.shortGrants = shortOf('grant').length;
     counts.shortExtensions = shortOf('extension').length;
     const warnings = historyWarnings(derived);
+    if (counts.withinLeaseTolerance > 0 && declared !== undefined) {
+      warnings.push(
+        `${String(counts.withinLeaseTolerance)} of ${String(counts.grants + counts.extensions)} ` +
+          `deadlines were off statement time + lease by more than ε (${String(options.epsilonMs)}ms), ` +
+          `at most ${ms(maxTolerated)}, within the lease tolerance of ${ms(declared.ms)} the ` +
+          `queue's library declares: ${declared.why}`,
+      );
+    }
     const examples = new EvidenceLog(options.maxEvidence);
     for (const [what, total] of [
       ['grant', counts.grants],
@@ -180,15 +203,21 @@ function evidence(
   off: number,
   what: 'grant' | 'extension',
   leaseMs: number,
-  epsilonMs: number,
+  judge: { toleranceMs: number; declared: { ms: number; why: string } | undefined },
 ) {
   const e = derived.history.events[index] as AuditEvent;
   const setting = what === 'grant' ? 'durationMs' : 'extendByMs';
+  // Beyond the library's own precision, when it declares one: the evidence says which.
+  const beyond =
+    judge.declared === undefined || judge.toleranceMs !== judge.declared.ms
+      ? ''
+      : `, beyond the lease tolerance of ${ms(judge.declared.ms)} its library declares`;
   const message = Number.isNaN(off)
     ? `${what} by ${e.app} at ${at(derived, e.stmtT)} left the job held with no deadline`
     : `${what} by ${e.app} at ${at(derived, e.stmtT)} set the deadline to ${at(derived, e.new!.deadline!)}: ` +
       `${round(Math.abs(off))}ms ${off > 0 ? 'later' : 'earlier'} than statement time + ${setting} ` +
-      `(${leaseMs}ms) — ${offsetCause(derived, claim, index, off, leaseMs, setting, epsilonMs)}`;
+      `(${leaseMs}ms)${beyond} — ` +
+      offsetCause(derived, claim, index, off, leaseMs, setting, judge.toleranceMs);
   return {
     job: claim.job.id,
     message,

@@ -111,6 +111,12 @@ export interface QueueTermsRecord {
    * (`QueueAdapter.contract.fencedOnly`): I1 judges it fenced and warns of strict-only writes.
    */
   fencedOnly?: string;
+  /**
+   * How far from statement time + lease a deadline may be within the precision the library
+   * promises (`QueueAdapter.contract.leaseTolerance`), in run ms, and why: I6 judges grants and
+   * extensions by it where it is larger than ε, and warns of the deadlines it let through.
+   */
+  leaseTolerance?: { ms: number; why: string };
 }
 
 /** A row's lease as the audit trigger saw it, before or after a change. */

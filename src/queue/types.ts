@@ -348,8 +348,20 @@ export interface QueueAdapter {
    * expiration" by maintenance) document; in its words, with the link. I1 then judges it by that
    * promise (fenced) and still states the strict lease contract beside it: writes after the
    * deadline with nobody re-claiming are counted and warned of, never hidden.
+   *
+   * `leaseTolerance`: how far from statement time + lease a deadline may be within the
+   * precision the library promises, and why, in its terms — db-scheduler counts its lease in
+   * heartbeats and writes `last_heartbeat` from its JVM's clock read before the statement, so a
+   * deadline off by less than one heartbeatInterval is within what it promises. I6 judges grants
+   * and extensions by it where it is larger than ε, counts and warns of the deadlines off by more
+   * than ε, and names it in its evidence. Only a library adapter declares one: a skewed clock
+   * (minutes, hours) stays far outside it.
    */
-  readonly contract?: { blockingLoop?: string; fencedOnly?: string };
+  readonly contract?: {
+    blockingLoop?: string;
+    fencedOnly?: string;
+    leaseTolerance?: LeaseTolerance;
+  };
   /**
    * Called once in each process and thread that will call the primitives (each worker and its
    * heartbeat thread), after loading and before the worker says `ready`: start what the queue's
@@ -362,6 +374,14 @@ export interface QueueAdapter {
    * adapter with `native` may leave its primitives refusing with an `AdapterError`.
    */
   readonly native?: NativeLoop;
+}
+
+/** See `QueueAdapter.contract.leaseTolerance`. */
+export interface LeaseTolerance {
+  /** The tolerance in run ms, for the run's library settings (if declared) and lease. */
+  ms(settings: SettledSettings | undefined, lease: LeaseSettings): number;
+  /** Why a deadline off by that much is within what the library promises, in its terms. */
+  why: string;
 }
 
 /** A queue with lease extension: the reference queue and its variants are ones. */

@@ -73,9 +73,20 @@ export function adapterProblems(value: unknown): string[] {
     contract !== undefined &&
     (!isObject(contract) ||
       (contract.blockingLoop !== undefined && typeof contract.blockingLoop !== 'string') ||
-      (contract.fencedOnly !== undefined && typeof contract.fencedOnly !== 'string'))
+      (contract.fencedOnly !== undefined && typeof contract.fencedOnly !== 'string') ||
+      (contract.leaseTolerance !== undefined &&
+        (!isObject(contract.leaseTolerance) ||
+          typeof contract.leaseTolerance.ms !== 'function' ||
+          typeof contract.leaseTolerance.why !== 'string')))
   ) {
-    problems.push(wrong('contract', contract, '{ blockingLoop?: string, fencedOnly?: string }'));
+    problems.push(
+      wrong(
+        'contract',
+        contract,
+        '{ blockingLoop?: string, fencedOnly?: string, ' +
+          'leaseTolerance?: { ms(settings, lease): number, why: string } }',
+      ),
+    );
   }
   return problems;
 }

@@ -31,6 +31,12 @@ export function queueTermsLines(terms: QueueTermsRecord | undefined): string[] {
         "every job its worker holds, and a fetched job joins its worker's current window.",
     );
   }
+  if (terms.leaseTolerance !== undefined) {
+    lines.push(
+      `Lease tolerance: I6 allows a deadline up to ${String(Math.round(terms.leaseTolerance.ms * 1000) / 1000)}ms ` +
+        `from statement time + lease, where it is more than ε: ${terms.leaseTolerance.why}.`,
+    );
+  }
   if (terms.unskewedClock !== undefined) {
     lines.push(`Clock skew not applied: ${terms.unskewedClock}; no invariant can be valid here.`);
   }

@@ -66,10 +66,12 @@ export function settleQueueTerms(
   const perWorkerLease = adapter.audit.liveness?.table;
   const blockingLoopContract = adapter.contract?.blockingLoop;
   const fencedOnly = adapter.contract?.fencedOnly;
+  const leaseTolerance = toleranceOf(adapter, settings, terms.lease);
   const plain =
     perWorkerLease === undefined &&
     blockingLoopContract === undefined &&
     fencedOnly === undefined &&
+    leaseTolerance === undefined &&
     terms.notes.length === 0 &&
     terms.rescaled.length === 0 &&
     extendsLease &&
@@ -97,8 +99,27 @@ export function settleQueueTerms(
       ...(perWorkerLease !== undefined && { perWorkerLease }),
       ...(blockingLoopContract !== undefined && { blockingLoopContract }),
       ...(fencedOnly !== undefined && { fencedOnly }),
+      ...(leaseTolerance !== undefined && { leaseTolerance }),
     },
   };
+}
+
+/** The adapter's declared lease tolerance for this run, checked to be a duration. */
+function toleranceOf(
+  adapter: QueueAdapter,
+  settings: SettledSettings | undefined,
+  lease: LeaseSettings,
+): { ms: number; why: string } | undefined {
+  const declared = adapter.contract?.leaseTolerance;
+  if (declared === undefined) return undefined;
+  const ms = declared.ms(settings, lease);
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new AdapterError(
+      `queue adapter "${adapter.name}": contract.leaseTolerance.ms() returned ${String(ms)}; ` +
+        'expected a duration of 0 ms or more',
+    );
+  }
+  return { ms, why: declared.why };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { leaseHonored } from '../../src/checker/lease-honored.js';
-import type { AuditEvent } from '../../src/history/types.js';
+import type { AuditEvent, History } from '../../src/history/types.js';
+import { settleQueueTerms } from '../../src/scenario/queue-terms.js';
 import {
   cleanRecoveryAfterPause,
   cleanRun,
@@ -118,5 +119,69 @@ describe('lease-honored (I6): what an off deadline was measured against', () => 
     expect(cause(offHistory(50 + 200 * 1000))).toEqual([
       'it is statement time + durationMs taken as seconds: a lease in the wrong unit',
     ]);
+  });
+});
+
+describe("lease-honored (I6): a lease tolerance the queue's library declares", () => {
+  // db-scheduler's run terms at the curated lease of 1 s: one heartbeatInterval, 1 s / 6.
+  const ONE_SECOND = { durationMs: 1_000, heartbeatMs: 1_000 / 6, extendByMs: 1_000, pollMs: 6 };
+
+  /** One job granted at 50 with its deadline `grantOff` from 50 + 1 s, extended at 300 likewise. */
+  function history(grantOff: number, extensionOff = 0, skewMs?: number) {
+    const b = new HistoryBuilder(['w1'], { lease: ONE_SECOND });
+    b.enqueue('1', 0);
+    if (skewMs !== undefined) b.fault('clock', 'w1', 10, 400);
+    b.grant('1', 'w1', 'a', 50, 50 + 1_000 + grantOff);
+    b.extend('1', 'w1', 300, 300 + 1_000 + extensionOff);
+    b.ack('1', 'w1', 350, 'a');
+    const h = b.end(1_500).build();
+    for (const e of h.events) {
+      if (e.type === 'nemesis' && e.phase === 'start') e.detail = { offsetMs: skewMs };
+    }
+    return h;
+  }
+
+  async function withDbSchedulerTerms(h: History): Promise<History> {
+    const { dbSchedulerQueue } = await import('../../src/libraries/db-scheduler/adapter.js');
+    const { record } = settleQueueTerms(dbSchedulerQueue, ONE_SECOND);
+    return { ...h, header: { ...h.header, queueTerms: record } };
+  }
+
+  it('passes a deadline 80 ms short within one heartbeatInterval, and says so', async () => {
+    const short = history(-80, -80);
+    // Without the tolerance: ε of 5 ms, both writes off.
+    const strict = check(leaseHonored, short);
+    expect(strict.valid).toBe('invalid');
+    expect(strict.counts).toMatchObject({ offGrants: 1, offExtensions: 1 });
+    const result = check(leaseHonored, await withDbSchedulerTerms(short));
+    expect(result.valid).toBe('valid');
+    expect(result.counts).toMatchObject({
+      offGrants: 0,
+      offExtensions: 0,
+      withinLeaseTolerance: 2,
+    });
+    expect(result.warnings).toEqual([
+      expect.stringMatching(
+        /^2 of 2 deadlines were off statement time \+ lease by more than ε \(5ms\), at most 80ms, within the lease tolerance of 167ms the queue's library declares: one heartbeatInterval: db-scheduler/,
+      ),
+    ]);
+    // Nothing off by more than ε: no warning.
+    expect(
+      check(leaseHonored, await withDbSchedulerTerms(history(-3, -3))).warnings,
+    ).toBeUndefined();
+  });
+
+  it('still flags a worker clock 10 minutes off, naming the tolerance it is beyond', async () => {
+    const skewed = await withDbSchedulerTerms(history(600_000, 600_000, 600_000));
+    const result = check(leaseHonored, skewed);
+    expect(result.valid).toBe('invalid');
+    expect(result.counts).toMatchObject({ offGrants: 1, offExtensions: 1 });
+    expect(result.evidence[0]?.message).toMatch(
+      /600000ms later than statement time \+ durationMs \(1000ms\), beyond the lease tolerance of 167ms its library declares — lease arithmetic on w1's clock, which clock fault f1 set 600000ms ahead/,
+    );
+  });
+
+  it('flags a deadline off by more than the tolerance', async () => {
+    expect(check(leaseHonored, await withDbSchedulerTerms(history(-170))).valid).toBe('invalid');
   });
 });

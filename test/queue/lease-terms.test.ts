@@ -297,4 +297,25 @@ describe('the terms of db-scheduler: its lease is heartbeatInterval × missedHea
     );
     expect(lease.durationMs).toBe(6);
   });
+
+  it('refuses a declared lease tolerance that is no duration', async () => {
+    const { dbSchedulerQueue } = await load();
+    const broken: QueueAdapter = {
+      ...dbSchedulerQueue,
+      contract: { leaseTolerance: { ms: () => -1, why: 'x' } },
+    };
+    expect(() => settleQueueTerms(broken, ONE_SECOND)).toThrow(
+      /contract\.leaseTolerance\.ms\(\) returned -1; expected a duration of 0 ms or more/,
+    );
+  });
+
+  it('declares one heartbeatInterval as its lease tolerance, carried in the record', async () => {
+    const { dbSchedulerQueue } = await load();
+    const { record } = settleQueueTerms(dbSchedulerQueue, ONE_SECOND);
+    expect(record?.leaseTolerance?.ms).toBeCloseTo(1_000 / 6);
+    expect(record?.leaseTolerance?.why).toMatch(/^one heartbeatInterval: db-scheduler counts/);
+    expect(queueTermsLines(record).join('\n')).toMatch(
+      /Lease tolerance: I6 allows a deadline up to 166\.667ms/,
+    );
+  });
 });

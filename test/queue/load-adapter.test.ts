@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadQueueAdapter } from '../../src/libraries/load-adapter.js';
 import { AdapterError } from '../../src/queue/adapter-error.js';
 import { adapterProblems } from '../../src/queue/validate-adapter.js';
-import { builtInQueues, queueNames } from '../../src/libraries/registry.js';
+import { builtInQueues, LIBRARY_QUEUES, queueNames } from '../../src/libraries/registry.js';
 import { workerBehaviourOf } from '../../src/queue/worker-behaviour.js';
 import tinyQueue from '../../examples/tiny-queue.js';
 
@@ -84,6 +84,26 @@ describe('built-in queues', () => {
       expect(adapter.name).toBe(name);
       expect(adapterProblems(adapter)).toEqual([]);
     }
+  });
+
+  it('a lease tolerance is declared by real libraries only, never by the reference or its variants', () => {
+    // The mutation matrix judges the reference and the known-bad variants at ε: a tolerance
+    // there would let a wrong deadline through.
+    const library = new Set(LIBRARY_QUEUES.map((q) => q.name));
+    const declaring = BUILT_IN.filter(
+      (name) => builtInQueues[name]!.contract?.leaseTolerance !== undefined,
+    );
+    expect(declaring.every((name) => library.has(name))).toBe(true);
+    expect(declaring).toContain('db-scheduler');
+  });
+
+  it('refuse a lease tolerance that is not { ms(settings, lease), why }', () => {
+    const adapter = { ...builtInQueues.reference!, contract: { leaseTolerance: { ms: 5 } } };
+    expect(adapterProblems(adapter)).toEqual([
+      expect.stringMatching(
+        /contract: .*leaseTolerance\?: \{ ms\(settings, lease\): number, why: string \}/,
+      ),
+    ]);
   });
 
   it('fill in the reference worker behaviour where they do not differ from it', () => {

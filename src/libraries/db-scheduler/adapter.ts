@@ -130,6 +130,18 @@ export const dbSchedulerQueue: QueueAdapter = {
       'compare version) and calls an execution dead only when a detector acts on a missed ' +
       'heartbeat: "considered a _dead execution_ after time X" ' +
       '(https://github.com/kagkarlsson/db-scheduler/blob/v16.12.0/README.md)',
+    // last_heartbeat is the JVM's Instant.now(), read before the statement that writes it: a
+    // deadline some ms short of statement time + lease, within what db-scheduler promises.
+    leaseTolerance: {
+      ms: (settings, lease) => dbSchedulerMapping(lease, settings).heartbeatMs,
+      why:
+        'one heartbeatInterval: db-scheduler counts its lease in heartbeats (dead after ' +
+        'heartbeatInterval × missedHeartbeatsLimit) and its own detector looks only every 2 × ' +
+        'heartbeatInterval, and it stamps last_heartbeat with its JVM clock read before the ' +
+        'statement, so a deadline off by less than one heartbeat is within the precision it ' +
+        'promises — at its defaults 5 minutes of a 30-minute lease; clock skews of minutes to ' +
+        'hours stay far outside it (https://github.com/kagkarlsson/db-scheduler/issues/433)',
+    },
   },
   ...nativeOnlyPrimitives('db-scheduler'),
   native: {
