@@ -89,7 +89,9 @@ export async function checkWorkerProtocol(
   );
   if (adapter === undefined) return report();
   const q = adapter;
-  const { lease } = settleQueueTerms(q, CONFORMANCE_LEASE);
+  // A library's own settings at their defaults, settled for this lease, go to setup and to the
+  // worker program as a run's do: a native program configures its library with them.
+  const { lease, settings } = settleQueueTerms(q, CONFORMANCE_LEASE);
   const database = await env.createDatabase();
   let pool: WorkerPool | undefined;
   try {
@@ -102,7 +104,10 @@ export async function checkWorkerProtocol(
           { ms: 40, sync: false, effect: true },
           { ms: 40, sync: false, effect: false },
         ];
-        [job = ''] = await prepareAuditedQueue(database, q, [{ payload: { units } }], { lease });
+        [job = ''] = await prepareAuditedQueue(database, q, [{ payload: { units } }], {
+          lease,
+          ...(settings !== undefined && { settings }),
+        });
         expectThat(job !== '', 'enqueue returned no id');
         return `job ${job}`;
       },
@@ -118,7 +123,15 @@ export async function checkWorkerProtocol(
     await check(
       'it starts, says ready in the wire format the controller speaks, and waits for go',
       async () => {
-        pool = await WorkerPool.start({ env, database, queue, workers: 1, lease, held: true });
+        pool = await WorkerPool.start({
+          env,
+          database,
+          queue,
+          workers: 1,
+          lease,
+          held: true,
+          ...(settings !== undefined && { settings: settings.values }),
+        });
         worker = pool.workers[0]!;
         const ready = worker.events.find((e) => e.event.kind === 'ready')!.event;
         expectThat(

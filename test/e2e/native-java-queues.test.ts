@@ -72,8 +72,12 @@ describe.skipIf(!haveJava)(`db-scheduler in native mode${javaSkipReason}`, () =>
       extendsLease: true,
       maintenance: { intervalMs: expect.any(Number) as number },
     });
-    expect(run.history.header.queueTerms?.rescaled.map((r) => r.constant)).toContain(
-      "a failed one-time task's retry delay",
+    // db-scheduler's own settings, compressed by one factor, are what its JVM ran with.
+    const settings = run.history.header.queueTerms?.settings;
+    expect(settings?.values).toMatchObject({ missedHeartbeatsLimit: 6, threads: 1 });
+    expect(settings?.values.OnFailureRetryLater).toBeCloseTo(settings!.values.heartbeatInterval!);
+    expect(run.history.header.queueTerms?.leaseTolerance?.ms).toBeCloseTo(
+      settings!.values.heartbeatInterval!,
     );
   }, 300_000);
 });
