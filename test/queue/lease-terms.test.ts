@@ -233,24 +233,27 @@ describe('the terms of db-scheduler: its lease is heartbeatInterval × missedHea
     const { lease, record, settings } = settleQueueTerms(dbSchedulerQueue, ONE_SECOND);
     expect(settings?.k).toBeCloseTo(1 / 1_800);
     // Six missed heartbeats of 1 s / 6: the scenario's heartbeat (250 ms) and poll (50 ms) are
-    // not db-scheduler's, its pollingInterval of 10 s is.
+    // not db-scheduler's, its pollingInterval of 10 s is — 5.6 ms here, held at its 50 ms floor.
     expect(lease.durationMs).toBeCloseTo(1_000);
     expect(lease.extendByMs).toBeCloseTo(1_000);
     expect(lease.heartbeatMs).toBeCloseTo(1_000 / 6);
-    expect(lease.pollMs).toBeCloseTo(10_000 / 1_800);
+    expect(lease.pollMs).toBe(50);
     expect(settings?.values).toMatchObject({ missedHeartbeatsLimit: 6, threads: 1 });
     expect(settings?.values.deadExecutionDetectionInterval).toBeCloseTo(2_000 / 6);
     expect(settings?.values.shutdownMaxWait).toBeCloseTo(1_000);
     expect(settings?.values.OnFailureRetryLater).toBeCloseTo(300_000 / 1_800);
     expect(record?.rescaled).toEqual([]);
     // The detector every 2 × heartbeatInterval, and one poll to pick what it revived.
-    expect(record?.maintenance?.intervalMs).toBe(Math.round(2_000 / 6 + 10_000 / 1_800));
+    expect(record?.maintenance?.intervalMs).toBe(Math.round(2_000 / 6 + 50));
     const lines = queueTermsLines(record).join('\n');
     expect(lines).toMatch(/Setting heartbeatInterval: 5m in db-scheduler \(default/);
     expect(lines).toMatch(
       /Setting deadExecutionDetectionInterval: 10m .*hard-coded as 2 × heartbeatInterval/,
     );
     expect(lines).toMatch(/Setting threads: 1 .*library default is 10/);
+    expect(lines).toMatch(
+      /Setting pollingInterval: 10s .* 50ms in this run — held at this floor instead of 5\.556ms \(a db-scheduler JVM .*\); it drives I8/,
+    );
     expect(lines).toMatch(/heartbeat \(250 ms\) and poll \(50 ms\) are not used/);
   });
 

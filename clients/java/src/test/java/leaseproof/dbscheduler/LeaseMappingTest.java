@@ -24,7 +24,7 @@ class LeaseMappingTest {
     s.put("heartbeatInterval", 1_000.0 / 6);
     s.put("missedHeartbeatsLimit", 6.0);
     s.put("deadExecutionDetectionInterval", 2_000.0 / 6);
-    s.put("pollingInterval", 10_000.0 / 1_800);
+    s.put("pollingInterval", 50.0); // 10 s / 1800, held at its floor
     s.put("threads", 1.0);
     s.put("shutdownMaxWait", 1_000.0);
     s.put("OnFailureRetryLater", 300_000.0 / 1_800);
@@ -36,7 +36,7 @@ class LeaseMappingTest {
     LeaseMapping mapping = LeaseMapping.of(config(defaultsAtOneSecond()));
     assertEquals(6, mapping.missedHeartbeatsLimit());
     assertEquals(Duration.ofNanos(166_667_000), mapping.heartbeatInterval());
-    assertEquals(Duration.ofNanos(5_556_000), mapping.pollingInterval());
+    assertEquals(Duration.ofMillis(50), mapping.pollingInterval());
     assertEquals(1, mapping.threads());
     assertEquals(Duration.ofSeconds(1), mapping.shutdownMaxWait());
     assertEquals(Duration.ofNanos(166_667_000), mapping.retryDelay());
