@@ -36,7 +36,7 @@ export const DB_SCHEDULER_VERSION = '16.12.0';
 /** The jar whose main class runs db-scheduler's Scheduler as a native worker. */
 export const DB_SCHEDULER_PROGRAM = 'leaseproof-java';
 
-// The run's dead-execution age and revive window, read by the audit's expressions.
+// The run's dead-execution age and retry delay, read by the audit's expressions.
 const TERMS_TABLE = 'leaseproof_db_scheduler_terms';
 // task_instance ids: 1, 2, … in enqueue order (db-scheduler leaves ids to the application).
 const ID_SEQUENCE = 'leaseproof_db_scheduler_ids';
@@ -112,12 +112,16 @@ export const dbSchedulerQueue: QueueAdapter = {
     },
     completion: 'delete',
     // The dead-execution detector's revive, run by whichever scheduler looked (the holder's
-    // own, too, when its heartbeats failed): ReviveDeadExecution reschedules to its JVM's now,
-    // and records that same detection's now as last_failure, so execution_time is within a
-    // moment of last_failure; a failed attempt's reschedule sets execution_time = last_failure
-    // + the retry delay. Half that delay tells them apart.
+    // own, too, when its heartbeats failed): ReviveDeadExecution reschedules to its JVM's
+    // Instant.now() and records as last_failure the now that detection read before it queried
+    // the dead executions (Scheduler.java:384-401), so execution_time is last_failure + however
+    // long the query and the revives before it took — tens of ms under load, more for a
+    // skewed detector that revives every other scheduler's execution at once. A failed
+    // attempt's reschedule (OnFailureRetryLater) sets execution_time = last_failure + the retry
+    // delay exactly, to the µs both are stored in: any other gap is a revive.
     sweep: `o.picked AND NOT r.picked
-      AND r.execution_time < r.last_failure + (SELECT revive_window FROM ${TERMS_TABLE})`,
+      AND abs(extract(epoch FROM r.execution_time - r.last_failure)
+        - extract(epoch FROM (SELECT retry_delay FROM ${TERMS_TABLE}))) > 0.001`,
   },
   retries: true,
   settings: dbSchedulerSettings,
@@ -222,9 +226,9 @@ export const dbSchedulerQueue: QueueAdapter = {
     };
     const { deadAfterMs, retryDelayMs } = dbSchedulerMapping(lease, ctx?.settings);
     await db.query(
-      `CREATE TABLE ${TERMS_TABLE} (dead_after interval NOT NULL, revive_window interval NOT NULL);
+      `CREATE TABLE ${TERMS_TABLE} (dead_after interval NOT NULL, retry_delay interval NOT NULL);
        INSERT INTO ${TERMS_TABLE} VALUES (interval '${String(deadAfterMs)} milliseconds',
-         interval '${String(retryDelayMs / 2)} milliseconds');
+         interval '${String(retryDelayMs)} milliseconds');
        CREATE SEQUENCE ${ID_SEQUENCE}`,
     );
   },
