@@ -67,4 +67,21 @@ describe('settleSettings: one time factor for every duration', () => {
       /whole number of at least 1/,
     );
   });
+
+  it('keeps a duration the library leaves unset (None, no limit) unset: shown, not given', () => {
+    const spec: LibrarySettingsSpec = {
+      ...SPEC,
+      settings: [
+        ...SPEC.settings,
+        { name: 'shutdownTimeout', kind: 'duration', default: Infinity, where: 'worker.py' },
+      ],
+    };
+    const s = settleSettings(spec, LEASE);
+    expect(s.values).not.toHaveProperty('shutdownTimeout');
+    expect(settingsLines(s).join('\n')).toMatch(
+      /shutdownTimeout: none in demo .*, none in this run/,
+    );
+    const stated = settleSettings(spec, LEASE, { shutdownTimeout: '2m' });
+    expect(stated.values.shutdownTimeout).toBeCloseTo(2_000);
+  });
 });
