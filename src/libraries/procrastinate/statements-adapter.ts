@@ -2,11 +2,14 @@
  * procrastinate (Python) in primitives mode: leaseproof's own worker loop — its heartbeat on a
  * thread of its own, its watchdog — driving procrastinate's own statements, run by
  * `leaseproof_client.targets.procrastinate_primitives` (`fetch_job`, `update_heartbeat`,
- * `finish_job`, `retry_job` from `procrastinate.sql.queries`). Setup, enqueue, the audit (the
- * lease in `procrastinate_workers`) and the stalled-job recipe are the native adapter's.
+ * `finish_job`, `retry_job` from `procrastinate.sql.queries`). Setup, enqueue and the audit (the
+ * lease in `procrastinate_workers`) are the native adapter's. No procrastinate worker runs here,
+ * so no periodic deferrer either: the stalled-job recipe's statements are run by the harness
+ * (`harness-recipe.ts`), every poll interval.
  */
 import { statementsQueue } from '../program/statements-queue.js';
 import { procrastinateQueue } from './adapter.js';
+import { harnessRecipe } from './harness-recipe.js';
 
 /** procrastinate 3.x's statements under leaseproof's loop. */
 export const procrastinateStatementsQueue = statementsQueue({
@@ -16,6 +19,7 @@ export const procrastinateStatementsQueue = statementsQueue({
     "leaseproof's worker loop (heartbeat thread, watchdog); the lease is its stalled timeout.",
   module: 'leaseproof_client.targets.procrastinate_primitives',
   base: procrastinateQueue,
+  maintenance: harnessRecipe,
   leaseTerms: (requested) => ({
     lease: { ...requested, extendByMs: requested.durationMs },
     notes: [
