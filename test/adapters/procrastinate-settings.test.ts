@@ -42,6 +42,8 @@ describe("procrastinate's settings: one time factor from the recipe's stalled ho
   it("recovers through its own periodic task in the workers, not the harness's sweep", () => {
     expect(procrastinateQueue.maintenance).toBeUndefined();
     expect(procrastinateQueue.audit.jobRows).toBe("r.task_name = 'leaseproof'");
+    // The recipe's retry_job, written from a worker's connection, is recorded as a sweep.
+    expect(procrastinateQueue.audit.sweep).toMatch(/o.status = 'doing' AND r.status = 'todo'/);
     const terms = settleQueueTerms(procrastinateQueue, LEASE);
     // I8 and the drain allow one cron period plus the deferrer's oversleep past the horizon.
     expect(terms.record!.maintenance!.description).toMatch(/periodic task retry_stalled_jobs/);
@@ -51,6 +53,7 @@ describe("procrastinate's settings: one time factor from the recipe's stalled ho
   it('keeps the harness-run recipe in primitives mode, where no procrastinate worker runs', () => {
     expect(procrastinateStatementsQueue.maintenance).toBe(harnessRecipe);
     expect(procrastinateStatementsQueue.settings).toBeUndefined();
+    expect(procrastinateStatementsQueue.audit.sweep).toBeUndefined();
     const terms = settleQueueTerms(procrastinateStatementsQueue, LEASE);
     expect(terms.record!.maintenance!.intervalMs).toBe(50);
   });

@@ -78,6 +78,13 @@ export const procrastinateQueue: QueueAdapter = {
     completion: 'update',
     // The recipe's own jobs (retry_stalled_jobs) share the table; the run's are its task's.
     jobRows: `r.task_name = '${RUN_TASK}'`,
+    // The recipe's retry_job, run by whichever worker runs retry_stalled_jobs: a doing job put
+    // back to todo while its worker's heartbeat is past the horizon (or its worker row is gone)
+    // is the library's sweep, not that worker's write on a job it never held. A worker's own
+    // retry of its job looks the same in the row; it is told apart by its fresh heartbeat.
+    sweep: `o.status = 'doing' AND r.status = 'todo' AND NOT EXISTS (
+      SELECT 1 FROM procrastinate_workers w WHERE w.id = o.worker_id
+        AND w.last_heartbeat >= now() - ${LEASE_SECONDS})`,
     // worker_id cleared when its worker row is deleted (ON DELETE SET NULL): unregistered at a
     // stop, or pruned as stalled by a worker starting. Only a `doing` job loses its holder by it.
     bookkeeping: `o.status = r.status AND o.status <> 'doing'

@@ -11,6 +11,10 @@ import { statementsQueue } from '../program/statements-queue.js';
 import { procrastinateQueue } from './adapter.js';
 import { harnessRecipe } from './harness-recipe.js';
 
+// leaseproof's loop reports its own fail calls, so a late retry_job is told from the harness's
+// recipe by its call; native mode's sweep condition (the recipe inside a worker) is not needed.
+const { sweep: _nativeSweep, ...audit } = procrastinateQueue.audit;
+
 /** procrastinate 3.x's statements under leaseproof's loop. */
 export const procrastinateStatementsQueue = statementsQueue({
   name: 'procrastinate-statements',
@@ -18,7 +22,7 @@ export const procrastinateStatementsQueue = statementsQueue({
     "procrastinate 3.10's own statements (fetch, worker heartbeat, finish, retry) driven by " +
     "leaseproof's worker loop (heartbeat thread, watchdog); the lease is its stalled timeout.",
   module: 'leaseproof_client.targets.procrastinate_primitives',
-  base: procrastinateQueue,
+  base: { ...procrastinateQueue, audit },
   maintenance: harnessRecipe,
   leaseTerms: (requested) => ({
     lease: { ...requested, extendByMs: requested.durationMs },
