@@ -50,6 +50,11 @@ describe("procrastinate's settings: one time factor from the recipe's stalled ho
     expect(terms.record!.maintenance!.intervalMs).toBeCloseTo(20_000 + 500 / 30);
   });
 
+  it('is judged by the contract it documents: a job leaves its worker when the recipe acts', () => {
+    const terms = settleQueueTerms(procrastinateQueue, LEASE);
+    expect(terms.record!.fencedOnly).toMatch(/only when the stalled-job recipe acts/);
+  });
+
   it('keeps the harness-run recipe in primitives mode, where no procrastinate worker runs', () => {
     expect(procrastinateStatementsQueue.maintenance).toBe(harnessRecipe);
     expect(procrastinateStatementsQueue.settings).toBeUndefined();

@@ -104,6 +104,14 @@ export const procrastinateQueue: QueueAdapter = {
       'plain def task in a thread: "your synchronous function will be executed by an ' +
       'asynchronous worker in a thread" (https://procrastinate.readthedocs.io/en/stable/' +
       'discussions.html); blocking work belongs in a def task, not an async one',
+    // Past the horizon a job is only *eligible*: it leaves its worker when the recipe acts.
+    fencedOnly:
+      'procrastinate takes a job from its worker only when the stalled-job recipe acts: past ' +
+      'the horizon the job is one that "can be fetched by the JobManager.get_stalled_jobs ' +
+      'method" and "can then be retried for example by a periodic task" ' +
+      '(https://procrastinate.readthedocs.io/en/stable/howto/production/retry_stalled_jobs.html); ' +
+      'it fences nothing after that — procrastinate_finish_job_v1 checks the status, not the ' +
+      'worker — so a finish after the recipe gave the job to another worker is still a violation',
   },
   ...nativeOnlyPrimitives('procrastinate'),
   settings: PROCRASTINATE_SETTINGS,

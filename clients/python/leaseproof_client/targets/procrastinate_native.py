@@ -187,6 +187,13 @@ class ProcrastinateTarget:
         except asyncio.CancelledError:
             if not worker.stopping:
                 raise
+            return
+        if not worker.stopping:
+            # procrastinate stops its worker, gracefully, when a side task fails (its heartbeat,
+            # periodic deferrer or listener lost the database: worker.py's _monitor_side_tasks),
+            # and run_worker_async returns; `procrastinate worker` then exits and the user's
+            # supervisor starts it again — as the runner does on this error.
+            raise RuntimeError("procrastinate's worker stopped by itself: a side task failed")
 
     async def stop(self, worker: NativeWorker) -> None:
         # Cancelling run_worker_async is procrastinate's graceful stop: the job in hand finishes.
