@@ -1,0 +1,163 @@
+// `npm run library-page -- <library> [--parallel N]`: runs the curated suite against every
+// queue of a library's page (src/libraries/library-pages.ts), then writes
+// docs/libraries/<library>.md from that run — its provenance, settings, verdicts and evidence —
+// followed by the hand-written part kept in the library's room (src/libraries/<library>/page.md).
+// `--from <report-dir>` writes the page from an earlier run instead (its command and commit must
+// then be given: `--command "…" --commit abc1234`). `all` runs every library, one after another.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import { LIBRARY_PAGES, libraryPage } from '../src/libraries/library-pages.js';
+import { PG_BOSS_12_VERSION } from '../src/libraries/pg-boss/v12-adapter.js';
+import type { QueueTermsRecord } from '../src/history/types.js';
+import { libraryPageMarkdown, type PageVerdictJson } from '../src/report/library-page.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const OUT = 'reports/library-pages';
+
+function read(path: string): string {
+  return readFileSync(join(ROOT, path), 'utf8');
+}
+
+/** The library versions the project pins, read from the files that pin them. */
+function pinnedVersions(): Record<string, string> {
+  const lock = JSON.parse(read('package-lock.json')) as {
+    packages: Record<string, { version?: string }>;
+  };
+  const npm = (name: string): string =>
+    lock.packages[`node_modules/${name}`]?.version ?? 'not installed';
+  const py = (name: string): string =>
+    new RegExp(`^${name}==(\\S+)`, 'm').exec(read('clients/python/requirements.txt'))?.[1] ??
+    'unknown';
+  const river = /github\.com\/riverqueue\/river (v\S+)/.exec(read('clients/go/go.mod'))?.[1];
+  const dbs = /<artifactId>db-scheduler<\/artifactId>\s*<version>([^<]+)</.exec(
+    read('clients/java/pom.xml'),
+  )?.[1];
+  return {
+    'pg-boss': `pg-boss ${npm('pg-boss')} (statements mode: its SQL under leaseproof's loop)`,
+    'pg-boss-native': `pg-boss ${npm('pg-boss')} (its own work() loop)`,
+    'pg-boss@12': `pg-boss ${PG_BOSS_12_VERSION} (its own work() loop, under Node 22)`,
+    'graphile-worker': `graphile-worker ${npm('graphile-worker')} (statements mode)`,
+    'graphile-worker-native': `graphile-worker ${npm('graphile-worker')} (its own run() loop)`,
+    pgqueuer: `pgqueuer ${py('pgqueuer')} (its own QueueManager loop)`,
+    'pgqueuer-statements': `pgqueuer ${py('pgqueuer')} (statements mode)`,
+    procrastinate: `procrastinate ${py('procrastinate')} (its own worker)`,
+    'procrastinate-statements': `procrastinate ${py('procrastinate')} (statements mode)`,
+    river: `River ${river ?? 'unknown'} (its own Client)`,
+    'db-scheduler': `db-scheduler ${dbs ?? 'unknown'} (its own Scheduler)`,
+  };
+}
+
+function git(...args: string[]): string {
+  return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+}
+
+function newestRun(dir: string): string {
+  const runs = readdirSync(join(ROOT, dir))
+    .map((name) => join(dir, name))
+    .filter((p) => statSync(join(ROOT, p)).isDirectory() && /\d{8}t\d{6}_/.test(p));
+  runs.sort((a, b) => statSync(join(ROOT, b)).mtimeMs - statSync(join(ROOT, a)).mtimeMs);
+  const run = runs[0];
+  if (run === undefined) throw new Error(`no run folder in ${dir}`);
+  return run;
+}
+
+/** Each run's queue terms (from its history's header), by `scenario|queue`. */
+function headers(
+  reportDir: string,
+  verdict: PageVerdictJson,
+): Map<string, QueueTermsRecord | undefined> {
+  const out = new Map<string, QueueTermsRecord | undefined>();
+  const files = (verdict as unknown as { scenarios: { files?: { history?: string } }[] }).scenarios;
+  verdict.scenarios.forEach((s, i) => {
+    const history = files[i]?.files?.history;
+    if (history === undefined) return;
+    const text = gunzipSync(readFileSync(join(ROOT, reportDir, history))).toString('utf8');
+    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as {
+      queueTerms?: QueueTermsRecord;
+    };
+    out.set(`${s.name}|${s.queue}`, header.queueTerms);
+  });
+  return out;
+}
+
+function writePage(key: string, reportDir: string, command: string, commit: string): void {
+  const page = libraryPage(key)!;
+  const verdict = JSON.parse(read(join(reportDir, 'verdict.json'))) as PageVerdictJson;
+  const notes = readFileSync(page.notes, 'utf8');
+  const markdown = libraryPageMarkdown(
+    {
+      key,
+      title: page.title,
+      versions: pinnedVersions(),
+      commit,
+      command,
+      reportDir,
+    },
+    verdict,
+    headers(reportDir, verdict),
+    notes,
+  );
+  mkdirSync(join(ROOT, 'docs/libraries'), { recursive: true });
+  const file = join(ROOT, 'docs/libraries', `${key}.md`);
+  writeFileSync(file, markdown);
+  process.stderr.write(`wrote ${relative(ROOT, file)} from ${reportDir}\n`);
+}
+
+function runAndWrite(key: string, parallel: string): void {
+  const page = libraryPage(key);
+  if (page === undefined) {
+    throw new Error(
+      `no library page "${key}"; the pages are ${LIBRARY_PAGES.map((p) => p.key).join(', ')}, or all`,
+    );
+  }
+  const dirty = git('status', '--porcelain', '--untracked-files=no') === '' ? '' : '+dirty';
+  const commit = `${git('rev-parse', '--short', 'HEAD')}${dirty}`;
+  const args = [
+    'bin/leaseproof.js',
+    'suite',
+    ...page.queues.flatMap((q) => ['--queue', q]),
+    '--out',
+    OUT,
+    '--parallel',
+    parallel,
+  ];
+  const command = `node ${args.join(' ')}`;
+  process.stderr.write(`${command}\n`);
+  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+  // 0 valid, 1 invalid, 2 unknown: all are runs to publish; anything else is not.
+  if (result.status === null || result.status > 2) {
+    throw new Error(`the suite ended with ${String(result.status ?? result.signal)}`);
+  }
+  writePage(key, newestRun(OUT), command, commit);
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    parallel: { type: 'string', default: '1' },
+    from: { type: 'string' },
+    command: { type: 'string' },
+    commit: { type: 'string' },
+  },
+});
+const [key] = positionals;
+if (key === undefined) {
+  process.stderr.write(
+    `usage: npm run library-page -- <${LIBRARY_PAGES.map((p) => p.key).join('|')}|all> [--parallel N]\n`,
+  );
+  process.exit(2);
+}
+if (values.from !== undefined) {
+  if (values.command === undefined || values.commit === undefined) {
+    process.stderr.write('--from needs --command and --commit: a page states its provenance\n');
+    process.exit(2);
+  }
+  writePage(key, values.from, values.command, values.commit);
+} else {
+  for (const page of key === 'all' ? LIBRARY_PAGES : [libraryPage(key) ?? { key }]) {
+    runAndWrite(page.key, values.parallel);
+  }
+}
