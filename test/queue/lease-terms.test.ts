@@ -112,6 +112,35 @@ describe('lease terms', () => {
     ]);
   });
 
+  it('checks the shape of a library settings spec', () => {
+    expect(
+      adapterProblems({
+        ...referenceQueue,
+        settings: {
+          library: 'My Queue',
+          anchor: 'Missing',
+          settings: [{ name: 'Timeout', kind: 'hours', default: -1, where: '' }],
+        },
+      }),
+    ).toEqual([
+      expect.stringMatching(/^settings.library: got a string/),
+      expect.stringMatching(/^settings.settings\[0\].kind: got a string .*'duration' or 'count'/),
+      expect.stringMatching(/^settings.settings\[0\].default: got a number/),
+      expect.stringMatching(/^settings.settings\[0\].where: got a string/),
+      expect.stringMatching(/^settings.anchor: got a string .*one of its settings' names/),
+    ]);
+    expect(
+      adapterProblems({
+        ...referenceQueue,
+        settings: {
+          library: 'my-queue',
+          anchor: 'Timeout',
+          settings: [{ name: 'Timeout', kind: 'duration', default: 60_000, where: 'docs' }],
+        },
+      }),
+    ).toEqual([]);
+  });
+
   it('records a queue that declares no retries, and says so in the reports', () => {
     const queue: QueueAdapter = { ...referenceQueue, name: 'no-retries', retries: false };
     expect(adapterProblems(queue)).toEqual([]);
