@@ -12,7 +12,13 @@ import { parseArgs } from 'node:util';
 import { LIBRARY_PAGES, libraryPage } from '../src/libraries/library-pages.js';
 import { PG_BOSS_12_VERSION } from '../src/libraries/pg-boss/v12-adapter.js';
 import type { QueueTermsRecord } from '../src/history/types.js';
-import { libraryPageMarkdown, type PageVerdictJson } from '../src/report/library-page.js';
+import {
+  libraryIndexMarkdown,
+  libraryPageMarkdown,
+  pageSummary,
+  type PageSummary,
+  type PageVerdictJson,
+} from '../src/report/library-page.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = 'reports/library-pages';
@@ -87,23 +93,37 @@ function writePage(key: string, reportDir: string, command: string, commit: stri
   const page = libraryPage(key)!;
   const verdict = JSON.parse(read(join(reportDir, 'verdict.json'))) as PageVerdictJson;
   const notes = readFileSync(page.notes, 'utf8');
-  const markdown = libraryPageMarkdown(
-    {
-      key,
-      title: page.title,
-      versions: pinnedVersions(),
-      commit,
-      command,
-      reportDir,
-    },
-    verdict,
-    headers(reportDir, verdict),
-    notes,
-  );
+  const provenance = {
+    key,
+    title: page.title,
+    versions: pinnedVersions(),
+    commit,
+    command,
+    reportDir,
+  };
+  const markdown = libraryPageMarkdown(provenance, verdict, headers(reportDir, verdict), notes);
   mkdirSync(join(ROOT, 'docs/libraries'), { recursive: true });
   const file = join(ROOT, 'docs/libraries', `${key}.md`);
   writeFileSync(file, markdown);
+  writeFileSync(
+    join(ROOT, 'docs/libraries', `${key}.json`),
+    `${JSON.stringify(pageSummary(provenance, verdict), null, 2)}\n`,
+  );
   process.stderr.write(`wrote ${relative(ROOT, file)} from ${reportDir}\n`);
+  writeIndex();
+}
+
+/** docs/libraries/README.md, from every page's summary that exists. */
+function writeIndex(): void {
+  const summaries: PageSummary[] = [];
+  for (const page of LIBRARY_PAGES) {
+    try {
+      summaries.push(JSON.parse(read(`docs/libraries/${page.key}.json`)) as PageSummary);
+    } catch {
+      // No page yet for this library: the index lists the pages there are.
+    }
+  }
+  writeFileSync(join(ROOT, 'docs/libraries/README.md'), libraryIndexMarkdown(summaries));
 }
 
 function runAndWrite(key: string, parallel: string): void {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { libraryPageMarkdown, type PageVerdictJson } from '../../src/report/library-page.js';
+import {
+  libraryIndexMarkdown,
+  libraryPageMarkdown,
+  pageSummary,
+  type PageVerdictJson,
+} from '../../src/report/library-page.js';
 import { settleSettings } from '../../src/queue/library-settings.js';
 import type { QueueTermsRecord } from '../../src/history/types.js';
 
@@ -81,5 +86,26 @@ describe('a library page is written from its run, and only from it', () => {
     expect(page).toContain('k = 1/60');
     expect(page).toContain('| crash | invalid | FAIL | - | - | - | - | - | - | - | n/a |');
     expect(page.trimEnd().endsWith('Advice.')).toBe(true);
+  });
+});
+
+describe('the index of library pages', () => {
+  it('marks a cell ok only where every scenario was valid or n/a', () => {
+    const summary = pageSummary(
+      {
+        key: 'lib',
+        title: 'Lib',
+        versions: { lib: 'Lib 1.2.3' },
+        commit: 'abc',
+        command: 'c',
+        reportDir: 'r',
+      },
+      VERDICT,
+    );
+    expect(summary.queues.lib!.counts.I1).toEqual({ valid: 1, invalid: 1, unknown: 0, na: 0 });
+    const index = libraryIndexMarkdown([summary]);
+    expect(index).toContain(
+      '| [`lib`](lib.md) | Lib 1.2.3 | 2 | FAIL 1/2 | - | - | - | - | - | - | - | ? 1/2 | 2026-12-07, abc, 312 s |',
+    );
   });
 });
