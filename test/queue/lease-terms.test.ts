@@ -42,6 +42,7 @@ describe('lease terms', () => {
         lease: { ...LEASE, durationMs: 0, pollMs: Number.NaN },
         notes: 'x' as unknown as string[],
         rescaled: [{ constant: 'c' }] as never,
+        attemptLimitMs: -1,
       }),
     };
     const error = (() => {
@@ -57,6 +58,7 @@ describe('lease terms', () => {
     expect((error as Error).message).toMatch(/lease.pollMs/);
     expect((error as Error).message).toMatch(/notes: expected an array/);
     expect((error as Error).message).toMatch(/rescaled: expected an array of/);
+    expect((error as Error).message).toMatch(/attemptLimitMs: expected a positive number/);
     const throwing: QueueAdapter = {
       ...referenceQueue,
       name: 'throws',
@@ -152,6 +154,8 @@ describe('the terms of a native queue whose library sweeps inside its workers (R
       pollMs: 1_000 / 60 + 10,
     });
     expect(record?.extendsLease).toBe(false);
+    // River cuts each attempt at JobTimeout: I3 judges a job's length against that.
+    expect(record?.attemptLimitMs).toBe(1_000);
     // Rescuer 30 s → 500 ms, scheduler 5 s → 83.3 ms, first backoff ≤ 1.1 s → 18.3 ms.
     expect(record?.maintenance?.intervalMs).toBe(602);
     expect(record?.rescaled).toEqual([]);

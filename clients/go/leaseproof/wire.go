@@ -80,4 +80,7 @@ type Unit struct {
 type Plan struct {
 	Units        []Unit `json:"units"`
 	FailAttempts int    `json:"failAttempts"`
+	// IgnoresAbort: the handler never looks at its context (River #1258's workers): cancelled,
+	// it runs on to its end; the worker reports once that it did cancel it (abort-ignored).
+	IgnoresAbort bool `json:"ignoresAbort"`
 }

@@ -120,7 +120,7 @@ export const riverQueue: QueueAdapter = {
     const pollWait = poll + Math.max(poll / 10, 10);
     const notes = [
       'River 0.51, native mode: its own client, fetch loop, completer, leader election, ' +
-        'rescuer and scheduler, with the settings below',
+        'rescuer and scheduler, with the settings listed above',
       `the scenario's lease (${shownMs(requested.durationMs)}) is River's JobTimeout ` +
         `(${shownMs(timeout)} in this run): River cancels an attempt's context after it, on the ` +
         "worker's monotonic clock; a handler that ignores cancellation runs on",
@@ -142,6 +142,8 @@ export const riverQueue: QueueAdapter = {
       lease: { durationMs: rescue, heartbeatMs: rescue, extendByMs: rescue, pollMs: pollWait },
       notes,
       rescaled: [],
+      // River cuts each attempt at JobTimeout: a job longer than that never completes.
+      attemptLimitMs: timeout,
     };
   },
 
