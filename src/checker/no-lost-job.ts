@@ -142,7 +142,7 @@ export const noLostJob: Checker = {
         naWhy:
           `queue "${history.header.queue}" declares no lease extension, and the ` +
           `${counts.needsExtension} job(s) not done need more than one ${leaseMs}ms ${limitWords} of work ` +
-          `(the longest ${Math.round(longest)}ms): every claim of such a job expires under it, ` +
+          `(the longest ${Math.round(longest)}ms): every ${terms?.attemptLimitMs === undefined ? 'claim of such a job expires' : 'attempt of such a job is cut'} under it, ` +
           'by the queue’s design; the scenario asks for what it does not promise',
       });
     }
