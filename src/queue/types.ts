@@ -87,6 +87,12 @@ export interface LeaseTerms {
   notes: string[];
   /** Library constants replaced for the run (time compression), each with where it was. */
   rescaled: RescaledConstant[];
+  /**
+   * The longest the library lets one attempt's handler run before it cuts it, when that is not
+   * the lease (River's JobTimeout, against a rescue after RescueStuckJobsAfter): for a queue
+   * without lease extension, a job whose work outlasts it can never complete. Absent: the lease.
+   */
+  attemptLimitMs?: number;
 }
 
 /** A library constant that a run replaces by a scaled value (time compression), stated. */
