@@ -260,7 +260,7 @@ export interface NativeProgram {
 export interface NativeLoop {
   /** One sentence: which library loop runs, and how it is configured for the run. */
   description: string;
-  /** Whether the library's loop extends a held lease (heartbeats); false: I7 and I9 cannot judge. */
+  /** Whether the library's loop extends a held lease (heartbeats); false: I9 is n/a and I7 is judged from the deadline. */
   extendsLease: boolean;
   /** The program, resolved once per process (a toolchain may be installed on first need). */
   program(): Promise<NativeProgram>;
