@@ -23,19 +23,16 @@ export interface SettingSpec {
   name: string;
   /** `duration`: milliseconds, compressed by k; `count`: a number, never compressed. */
   kind: 'duration' | 'count';
-  /** Its default in the library (ms for a duration). */
+  /**
+   * Its default in the library (ms for a duration). `Infinity` for a duration the library leaves
+   * unset by default, meaning no limit (procrastinate's `shutdown_graceful_timeout = None`): shown
+   * as `none`, and absent from the values a worker program is given.
+   */
   default: number;
   /** Where the default is defined (file and name, or the docs page). */
   where: string;
   /** A constant the library hard-codes: no user can state it. */
   constant?: boolean;
-  /**
-   * A duration the library derives from its other settings, hard-coded as that relation
-   * (db-scheduler's dead-execution detection every 2 × heartbeatInterval): its library value is
-   * `ms` of the other settings' library values (ignoring `default`), compressed by k like every
-   * duration; no user can state it. `words` is the relation, e.g. `2 × heartbeatInterval`.
-   */
-  derived?: { words: string; ms: (values: Readonly<Record<string, number>>) => number };
   /**
    * The least the run can use (ms): the library's own minimum, or what a process can honour.
    * A compressed value below it is held there, and the report says which invariants that drives.
@@ -45,6 +42,12 @@ export interface SettingSpec {
   min?: number;
   /** A relation the library documents with other settings, in its words (for the report). */
   relation?: string;
+  /**
+   * A default the library computes from the other values when this one is not stated (River's
+   * RescueStuckJobsAfter: 1 h, or JobTimeout + 1 h for a JobTimeout over 1 h); `default` is
+   * then what the library's docs give as the plain default.
+   */
+  defaultFrom?: (values: Readonly<Record<string, number>>) => number;
 }
 
 /** A library's settings and the one its lease is. */
@@ -58,6 +61,11 @@ export interface LibrarySettingsSpec {
    */
   anchor: string | { words: string; ms: (values: Readonly<Record<string, number>>) => number };
   settings: readonly SettingSpec[];
+  /**
+   * The library's own refusal of a combination of values (library units, ms), as it would
+   * refuse them at start-up: the reason in its words, or undefined when it takes them.
+   */
+  refuse?: (values: Readonly<Record<string, number>>) => string | undefined;
 }
 
 /** One setting as a run uses it. */
@@ -75,8 +83,6 @@ export interface SettledSetting {
   /** Where the library defines it. */
   where: string;
   constant?: boolean;
-  /** The relation it is derived by (`SettingSpec.derived`), in the library's words. */
-  derived?: string;
   relation?: string;
   /** Present when the run's value is not library × k: held at a floor. */
   held?: { why: string; drives: string };
@@ -90,7 +96,10 @@ export interface SettledSettings {
   /** What the scenario's lease stands for, in the library's words. */
   anchor: string;
   settings: SettledSetting[];
-  /** Every setting's run value by name (ms for durations): what a worker program is given. */
+  /**
+   * Every setting's run value by name (ms for durations): what a worker program is given. A
+   * setting with no limit (`Infinity`, the library's None) is absent: the program leaves it unset.
+   */
   values: Record<string, number>;
 }
 
@@ -127,6 +136,7 @@ function statedValue(spec: SettingSpec, raw: string | number, source: string): n
 
 function shown(kind: 'duration' | 'count', value: number): string {
   if (kind === 'count') return String(value);
+  if (value === Infinity) return 'none';
   return formatDuration(Math.round(value * 1000) / 1000);
 }
 
@@ -150,28 +160,30 @@ export function settleSettings(
       throw new AdapterError(
         `${source}: ${spec.library} has no setting "${name}"; its settings are ` +
           spec.settings
-            .filter((x) => x.constant !== true && x.derived === undefined)
+            .filter((x) => x.constant !== true)
             .map((x) => x.name)
             .join(', '),
       );
     }
-    if (s.constant === true || s.derived !== undefined) {
-      const how = s.derived === undefined ? '' : ` as ${s.derived.words}`;
+    if (s.constant === true) {
       throw new AdapterError(
-        `${source}: ${spec.library}'s ${name} is hard-coded in the library${how} (${s.where}); it cannot be set`,
+        `${source}: ${spec.library}'s ${name} is hard-coded in the library (${s.where}); it cannot be set`,
       );
     }
   }
   const libraryValues: Record<string, number> = {};
   for (const s of spec.settings) {
-    if (s.derived !== undefined) continue;
     const raw = stated[s.name];
     libraryValues[s.name] = raw === undefined ? s.default : statedValue(s, raw, source);
   }
-  // Derived from the values as deployed (stated or default), before any compression.
-  const given = { ...libraryValues };
   for (const s of spec.settings) {
-    if (s.derived !== undefined) libraryValues[s.name] = s.derived.ms(given);
+    if (s.defaultFrom !== undefined && !Object.hasOwn(stated, s.name)) {
+      libraryValues[s.name] = s.defaultFrom(libraryValues);
+    }
+  }
+  const refused = spec.refuse?.(libraryValues);
+  if (refused !== undefined) {
+    throw new AdapterError(`${source}: ${spec.library} refuses these settings: ${refused}`);
   }
   const anchorMs =
     typeof spec.anchor === 'string'
@@ -196,7 +208,6 @@ export function settleSettings(
       runValue,
       where: s.where,
       ...(s.constant === true && { constant: true }),
-      ...(s.derived !== undefined && { derived: s.derived.words }),
       ...(s.relation !== undefined && { relation: s.relation }),
       ...(held && { held: { why: s.floor!.why, drives: s.floor!.drives } }),
     };
@@ -206,7 +217,9 @@ export function settleSettings(
     k,
     anchor: anchorWords,
     settings,
-    values: Object.fromEntries(settings.map((s) => [s.name, s.runValue])),
+    values: Object.fromEntries(
+      settings.filter((s) => Number.isFinite(s.runValue)).map((s) => [s.name, s.runValue]),
+    ),
   };
 }
 
@@ -232,14 +245,7 @@ export function settingsLines(settled: SettledSettings): string[] {
       `the scenario's lease is its ${settled.anchor}.`,
   ];
   for (const s of settled.settings) {
-    const origin =
-      s.derived !== undefined
-        ? `hard-coded as ${s.derived}`
-        : s.constant === true
-          ? 'hard-coded'
-          : s.stated
-            ? 'stated'
-            : 'default';
+    const origin = s.constant === true ? 'hard-coded' : s.stated ? 'stated' : 'default';
     let line =
       `Setting ${s.name}: ${s.library} in ${settled.library} (${origin}, ${s.where}), ` +
       `${s.run} in this run`;

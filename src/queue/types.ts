@@ -87,6 +87,12 @@ export interface LeaseTerms {
   notes: string[];
   /** Library constants replaced for the run (time compression), each with where it was. */
   rescaled: RescaledConstant[];
+  /**
+   * The longest the library lets one attempt's handler run before it cuts it, when that is not
+   * the lease (River's JobTimeout, against a rescue after RescueStuckJobsAfter): for a queue
+   * without lease extension, a job whose work outlasts it can never complete. Absent: the lease.
+   */
+  attemptLimitMs?: number;
 }
 
 /** A library constant that a run replaces by a scaled value (time compression), stated. */
@@ -162,6 +168,14 @@ export interface AuditDescription {
   };
   /** Whether completing a job updates its row (to state 'completed') or deletes it. */
   completion: 'update' | 'delete';
+  /**
+   * A SQL condition over the row `r` that holds for the run's jobs, when the table also holds the
+   * library's own work: procrastinate's documented stalled-job recovery is a periodic task whose
+   * jobs (`retry_stalled_jobs`) live in `procrastinate_jobs` beside the scenario's. Rows that do
+   * not meet it are neither recorded nor waited for by the drain; what that work does to the
+   * run's jobs (its `retry_job` on a stalled one) is recorded on their rows. Absent: every row.
+   */
+  jobRows?: string;
   /**
    * Where the lease is kept alive, when not in the job's row: procrastinate's workers heartbeat
    * in a row of their own (`procrastinate_workers.last_heartbeat`), and a job's deadline is its
@@ -254,7 +268,7 @@ export interface NativeProgram {
 export interface NativeLoop {
   /** One sentence: which library loop runs, and how it is configured for the run. */
   description: string;
-  /** Whether the library's loop extends a held lease (heartbeats); false: I7 and I9 cannot judge. */
+  /** Whether the library's loop extends a held lease (heartbeats); false: I9 is n/a and I7 is judged from the deadline. */
   extendsLease: boolean;
   /** The program, resolved once per process (a toolchain may be installed on first need). */
   program(): Promise<NativeProgram>;

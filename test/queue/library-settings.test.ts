@@ -67,6 +67,46 @@ describe('settleSettings: one time factor for every duration', () => {
       /whole number of at least 1/,
     );
   });
+
+  it('keeps a duration the library leaves unset (None, no limit) unset: shown, not given', () => {
+    const spec: LibrarySettingsSpec = {
+      ...SPEC,
+      settings: [
+        ...SPEC.settings,
+        { name: 'shutdownTimeout', kind: 'duration', default: Infinity, where: 'worker.py' },
+      ],
+    };
+    const s = settleSettings(spec, LEASE);
+    expect(s.values).not.toHaveProperty('shutdownTimeout');
+    expect(settingsLines(s).join('\n')).toMatch(
+      /shutdownTimeout: none in demo .*, none in this run/,
+    );
+    const stated = settleSettings(spec, LEASE, { shutdownTimeout: '2m' });
+    expect(stated.values.shutdownTimeout).toBeCloseTo(2_000);
+  });
+
+  it('computes a default from other values, and refuses what the library refuses', () => {
+    const spec: LibrarySettingsSpec = {
+      ...SPEC,
+      settings: SPEC.settings.map((x) =>
+        x.name === 'RescueStuckJobsAfter'
+          ? { ...x, defaultFrom: (v) => Math.max(3_600_000, (v.JobTimeout ?? 0) + 3_600_000) }
+          : x,
+      ),
+      refuse: (v) =>
+        (v.RescueStuckJobsAfter ?? 0) < (v.JobTimeout ?? 0) ? 'rescue before timeout' : undefined,
+    };
+    // Unstated: the library's rule; stated: the user's value, and the refusal applies.
+    expect(settleSettings(spec, LEASE, { JobTimeout: '2h' }).values.RescueStuckJobsAfter).toBe(
+      1_500,
+    );
+    expect(
+      settleSettings(spec, LEASE, { RescueStuckJobsAfter: '2m' }).values.RescueStuckJobsAfter,
+    ).toBe(2_000);
+    expect(() => settleSettings(spec, LEASE, { RescueStuckJobsAfter: '30s' }, 'x.yaml')).toThrow(
+      /x\.yaml: demo refuses these settings: rescue before timeout/,
+    );
+  });
 });
 
 // A library shaped like db-scheduler: the lease is heartbeatInterval × missedHeartbeatsLimit, and
@@ -83,14 +123,16 @@ const DERIVED: LibrarySettingsSpec = {
     {
       name: 'detectDeadInterval',
       kind: 'duration',
-      default: 0,
+      default: 600_000,
       where: 's.java',
-      derived: { words: '2 × heartbeatInterval', ms: (v) => 2 * v.heartbeatInterval! },
+      constant: true,
+      defaultFrom: (v) => 2 * v.heartbeatInterval!,
+      relation: '2 × heartbeatInterval',
     },
   ],
 };
 
-describe('settleSettings: a duration the library derives from its settings', () => {
+describe('settleSettings: a constant the library derives from its settings', () => {
   it('derives it from the deployed values, then compresses it by the same k', () => {
     const s = settleSettings(DERIVED, LEASE);
     expect(s.values).toEqual({
@@ -106,13 +148,13 @@ describe('settleSettings: a duration the library derives from its settings', () 
     expect(stated.values.detectDeadInterval).toBeCloseTo(200);
     expect(stated.settings.find((x) => x.name === 'detectDeadInterval')?.library).toBe('2m');
     expect(settingsLines(stated).join('\n')).toMatch(
-      /detectDeadInterval: 2m in demo-derived \(hard-coded as 2 × heartbeatInterval, s\.java\)/,
+      /detectDeadInterval: 2m in demo-derived \(hard-coded, s\.java\), 200ms in this run; 2 × heartbeatInterval/,
     );
   });
 
   it('refuses it stated, naming the relation', () => {
     expect(() => settleSettings(DERIVED, LEASE, { detectDeadInterval: '1m' })).toThrow(
-      /detectDeadInterval is hard-coded in the library as 2 × heartbeatInterval/,
+      /detectDeadInterval is hard-coded in the library \(s\.java\)/,
     );
   });
 });

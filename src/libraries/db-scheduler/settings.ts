@@ -60,8 +60,10 @@ export const dbSchedulerSettings: LibrarySettingsSpec = {
     {
       name: 'deadExecutionDetectionInterval',
       kind: 'duration',
-      default: 0,
-      derived: { words: '2 × heartbeatInterval', ms: (v) => 2 * v.heartbeatInterval! },
+      default: 10 * MINUTE,
+      constant: true,
+      defaultFrom: (v) => 2 * v.heartbeatInterval!,
+      relation: 'hard-coded as 2 × heartbeatInterval',
       where:
         'Scheduler.detectDeadWaiter = new Waiter(heartbeatInterval.multipliedBy(2)) ' +
         '(Scheduler.java:103), run with a fixed delay (Scheduler.java:169-173)',

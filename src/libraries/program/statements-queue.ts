@@ -1,4 +1,9 @@
-import type { LeaseSettings, LeaseTerms, QueueAdapter } from '../../queue/types.js';
+import type {
+  LeaseSettings,
+  LeaseTerms,
+  QueueAdapter,
+  QueueMaintenance,
+} from '../../queue/types.js';
 import { programQueue } from './program-queue.js';
 import { programClockLimits } from './program-clock.js';
 import { pythonNativeProgram } from './python-native.js';
@@ -15,6 +20,12 @@ export interface StatementsQueueOptions {
   base: QueueAdapter;
   /** The lease terms in this mode. */
   leaseTerms(requested: LeaseSettings): LeaseTerms;
+  /**
+   * The harness-run sweep of this mode, where the library's recovery runs inside its own worker
+   * in native mode (procrastinate's periodic task) and no such worker runs here. Absent: the
+   * native adapter's own harness-run sweep, if any.
+   */
+  maintenance?: QueueMaintenance;
 }
 
 /**
@@ -26,6 +37,7 @@ export interface StatementsQueueOptions {
  */
 export function statementsQueue(options: StatementsQueueOptions): QueueAdapter {
   const { base } = options;
+  const maintenance = options.maintenance ?? base.maintenance;
   let program: Promise<QueueAdapter> | undefined;
   let started: QueueAdapter | undefined;
   const statements = (): Promise<QueueAdapter> => {
@@ -43,7 +55,7 @@ export function statementsQueue(options: StatementsQueueOptions): QueueAdapter {
     name: options.name,
     description: options.description,
     audit: base.audit,
-    ...(base.maintenance !== undefined && { maintenance: base.maintenance }),
+    ...(maintenance !== undefined && { maintenance }),
     ...(base.retries !== undefined && { retries: base.retries }),
     setup: (db, ctx) => base.setup(db, ctx),
     teardown: (db) => base.teardown(db),
