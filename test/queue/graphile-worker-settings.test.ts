@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { graphileWorkerQueue } from '../../src/libraries/graphile-worker/adapter.js';
 import { graphileWorkerNativeQueue } from '../../src/libraries/graphile-worker/native-adapter.js';
+import { graphileWorker18Queue } from '../../src/libraries/graphile-worker/v18-adapter.js';
 import { targetSettings } from '../../src/native/targets/graphile-worker-target.js';
 import { AdapterError } from '../../src/queue/adapter-error.js';
 import type { LeaseSettings } from '../../src/queue/types.js';
@@ -14,7 +15,7 @@ const LEASE: LeaseSettings = { durationMs: 1_000, heartbeatMs: 250, extendByMs: 
 const stated = (values: Record<string, string | number>) => ({ values, source: 'test.yaml' });
 
 describe('graphile-worker: one time factor, anchored on its 4-hour lock timeout', () => {
-  it.each([graphileWorkerQueue, graphileWorkerNativeQueue])(
+  it.each([graphileWorkerQueue, graphileWorkerNativeQueue, graphileWorker18Queue])(
     '$name: every duration × 1/14400, the poll and the abort held at their floors',
     (adapter) => {
       expect(adapterProblems(adapter)).toEqual([]);
@@ -40,7 +41,7 @@ describe('graphile-worker: one time factor, anchored on its 4-hour lock timeout'
       expect(lines).toContain('Time factor k = 1/14400 for every duration of graphile-worker');
       expect(lines).toMatch(/Setting lockTimeout: 4h in graphile-worker \(hard-coded, /);
       expect(lines).toMatch(
-        /Setting pollInterval: 2s in graphile-worker \(default, dist\/config.js:18\), 50ms in this run — held at this floor/,
+        /Setting pollInterval: 2s in graphile-worker \(default, dist\/config.js:\d+\), 50ms in this run — held at this floor/,
       );
       expect(lines).toMatch(/Setting retryDelayUnit: 1s in graphile-worker \(hard-coded/);
       // The users' complaint, in the library's terms (graphile/worker#222, #198).
@@ -113,6 +114,20 @@ describe('graphile-worker: one time factor, anchored on its 4-hour lock timeout'
     expect(unsent.maxResetLockedInterval).toBeCloseTo(41.667, 3);
     expect(() => targetSettings({ lease: LEASE, settings: { pollInterval: 50 } })).toThrow(
       /the run's settings have no lockTimeout/,
+    );
+  });
+
+  it('0.18 runs the same mapping, its settings found in its own dist/ lines', () => {
+    const v17 = settleQueueTerms(graphileWorkerNativeQueue, LEASE);
+    const v18 = settleQueueTerms(graphileWorker18Queue, LEASE);
+    expect(v18.settings?.values).toEqual(v17.settings?.values);
+    expect(v18.lease).toEqual(v17.lease);
+    const where = (run: typeof v18, name: string) =>
+      run.settings?.settings.find((s) => s.name === name)?.where;
+    expect(where(v17, 'pollInterval')).toBe('dist/config.js:18');
+    expect(where(v18, 'pollInterval')).toBe('dist/config.js:43');
+    expect(v18.record?.notes[0]).toBe(
+      'graphile-worker 0.18.0, native mode under Node 22: its own run() worker pool',
     );
   });
 });

@@ -16,7 +16,7 @@
  */
 import { AdapterError } from '../../queue/adapter-error.js';
 import { settingValue, type SettledSettings } from '../../queue/library-settings.js';
-import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
+import type { LeaseSettings, QueueAdapter, SetupContext, SqlClient } from '../../queue/types.js';
 import { libraryVersion, requireLibrary, type LibrarySpec } from '../load-library.js';
 import { GRAPHILE_LOCK_TIMEOUT_MS, GRAPHILE_SETTINGS } from './settings.js';
 import {
@@ -234,12 +234,7 @@ export const graphileWorkerQueue: QueueAdapter = {
 
   async setup(db, ctx) {
     await graphile().migrate(sharedOptions(), clientOver(db));
-    const lockTimeout =
-      ctx === undefined ? GRAPHILE_LOCK_TIMEOUT_MS : lockTimeoutOf(ctx.lease, ctx.settings);
-    await db.query(
-      `CREATE TABLE ${TERMS_TABLE} (lock_timeout interval NOT NULL);
-       INSERT INTO ${TERMS_TABLE} VALUES (${sqlInterval(lockTimeout)})`,
-    );
+    await recordLockTimeout(db, ctx);
   },
 
   async teardown(db) {
@@ -313,4 +308,17 @@ export const graphileWorkerQueue: QueueAdapter = {
 /** The run's lock timeout (ms): the lease the audit's deadline and resetLockedAt use. */
 function lockTimeoutOf(lease: LeaseSettings, settings?: SettledSettings): number {
   return settingValue(graphileSettings(lease, settings), 'lockTimeout');
+}
+
+/**
+ * Records the run's lock timeout where the audit's deadline reads it: after graphile-worker's
+ * migrations, by every graphile-worker queue's setup.
+ */
+export async function recordLockTimeout(db: SqlClient, ctx?: SetupContext): Promise<void> {
+  const lockTimeout =
+    ctx === undefined ? GRAPHILE_LOCK_TIMEOUT_MS : lockTimeoutOf(ctx.lease, ctx.settings);
+  await db.query(
+    `CREATE TABLE ${TERMS_TABLE} (lock_timeout interval NOT NULL);
+     INSERT INTO ${TERMS_TABLE} VALUES (${sqlInterval(lockTimeout)})`,
+  );
 }

@@ -10,7 +10,8 @@
  */
 import { nativeOnlyPrimitives } from '../../queue/native-only.js';
 import { settingValue } from '../../queue/library-settings.js';
-import type { QueueAdapter } from '../../queue/types.js';
+import type { SettledSettings } from '../../queue/library-settings.js';
+import type { LeaseSettings, LeaseTerms, QueueAdapter } from '../../queue/types.js';
 import { GRAPHILE_WORKER, graphileWorkerQueue } from './adapter.js';
 import { libraryVersion } from '../load-library.js';
 import { graphileSettings, graphileTerms, resetIntervalMs } from './terms.js';
@@ -54,32 +55,42 @@ export const graphileWorkerNativeQueue: QueueAdapter = {
     },
   },
 
-  leaseTerms(requested, settings) {
-    const settled = graphileSettings(requested, settings);
-    const { lease, notes } = graphileTerms(
-      requested,
-      settled,
-      `graphile-worker ${libraryVersion(GRAPHILE_WORKER)}`,
-    );
-    const concurrency = settingValue(settled, 'concurrency');
-    return {
-      lease: { ...lease, heartbeatMs: requested.durationMs, extendByMs: requested.durationMs },
-      notes: [
-        `${notes[0] ?? 'graphile-worker'}, native mode: its own run() worker pool`,
-        ...notes.slice(1),
-        "native mode: graphile-worker's own pool fetches every pollInterval while idle and at " +
-          "once on a new job's NOTIFY, and each worker runs resetLockedAt on its own timer of " +
-          'minResetLockedInterval–maxResetLockedInterval',
-        "graphile-worker has no heartbeat: the scenario's heartbeat is not graphile-worker's to take",
-        concurrency === 1
-          ? 'concurrency 1: a worker runs one job at a time'
-          : `concurrency ${String(concurrency)}: a worker runs up to ${String(concurrency)} jobs at a time`,
-      ],
-      rescaled: [],
-    };
-  },
+  leaseTerms: (requested, settings) =>
+    nativeTerms(requested, graphileSettings(requested, settings), {
+      library: `graphile-worker ${libraryVersion(GRAPHILE_WORKER)}`,
+      mode: 'native mode: its own run() worker pool',
+    }),
 
   setup: (db, ctx) => graphileWorkerQueue.setup(db, ctx),
   teardown: (db) => graphileWorkerQueue.teardown(db),
   enqueue: (db, jobs, ctx) => graphileWorkerQueue.enqueue(db, jobs, ctx),
 };
+
+/**
+ * The terms of graphile-worker's own `run()` pool at `settled` (0.17 here, 0.18 under Node 22):
+ * the lease is the lock timeout, polled at pollInterval; no heartbeat, so the scenario's
+ * heartbeat and extension are the lease itself.
+ */
+export function nativeTerms(
+  requested: LeaseSettings,
+  settled: SettledSettings,
+  release: { library: string; mode: string },
+): LeaseTerms {
+  const { lease, notes } = graphileTerms(requested, settled, release.library);
+  const concurrency = settingValue(settled, 'concurrency');
+  return {
+    lease: { ...lease, heartbeatMs: requested.durationMs, extendByMs: requested.durationMs },
+    notes: [
+      `${release.library}, ${release.mode}`,
+      ...notes.slice(1),
+      "native mode: graphile-worker's own pool fetches every pollInterval while idle and at " +
+        "once on a new job's NOTIFY, and each worker runs resetLockedAt on its own timer of " +
+        'minResetLockedInterval–maxResetLockedInterval',
+      "graphile-worker has no heartbeat: the scenario's heartbeat is not graphile-worker's to take",
+      concurrency === 1
+        ? 'concurrency 1: a worker runs one job at a time'
+        : `concurrency ${String(concurrency)}: a worker runs up to ${String(concurrency)} jobs at a time`,
+    ],
+    rescaled: [],
+  };
+}

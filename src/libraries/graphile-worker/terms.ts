@@ -9,6 +9,7 @@ import {
   formatFactor,
   settingValue,
   settleSettings,
+  type LibrarySettingsSpec,
   type SettledSettings,
 } from '../../queue/library-settings.js';
 import type { LeaseSettings } from '../../queue/types.js';
@@ -31,8 +32,9 @@ export type Rewrite = (text: string) => string;
 export function graphileSettings(
   lease: LeaseSettings,
   settings?: SettledSettings,
+  spec: LibrarySettingsSpec = GRAPHILE_SETTINGS,
 ): SettledSettings {
-  return settings ?? settleSettings(GRAPHILE_SETTINGS, lease);
+  return settings ?? settleSettings(spec, lease);
 }
 
 /** `interval '<ms> milliseconds'` (PostgreSQL keeps microseconds). */
@@ -109,7 +111,7 @@ export function graphileTerms(
   if (max < min) {
     throw new AdapterError(
       `graphile-worker refuses maxResetLockedInterval below minResetLockedInterval ` +
-        `(dist/lib.js:154-158): ${shownSetting(settled, 'maxResetLockedInterval')} < ` +
+        `(its run() refuses them): ${shownSetting(settled, 'maxResetLockedInterval')} < ` +
         shownSetting(settled, 'minResetLockedInterval'),
     );
   }

@@ -42,10 +42,24 @@ interface Runner {
 
 type LogFunction = (level: string, message: string) => void;
 
-interface GraphileWorker {
+/** The part of graphile-worker's entry a native worker uses (0.17 and 0.18 alike). */
+export interface GraphileWorker {
   run(options: Record<string, unknown>): Promise<Runner>;
   Logger: new (factory: () => LogFunction) => unknown;
 }
+
+/** Where a target gets graphile-worker from, and what its refusals call it. */
+export interface GraphileRelease {
+  /** `graphile-worker` (0.17, leaseproof's own) or `graphile-worker 0.18.0`. */
+  label: string;
+  load(): Promise<GraphileWorker>;
+}
+
+/** graphile-worker 0.17, from leaseproof's own node_modules. */
+export const GRAPHILE_17_RELEASE: GraphileRelease = {
+  label: 'graphile-worker',
+  load: () => Promise.resolve(requireLibrary<GraphileWorker>(GRAPHILE_WORKER)),
+};
 
 // The one statement of graphile-worker's that claims: its getJobs update counts an attempt.
 const CLAIM_MARKER = 'attempts = jobs.attempts + 1';
@@ -92,9 +106,9 @@ export function targetSettings(config: Pick<WorkerConfig, 'lease' | 'settings'>)
  * listens before, as a worker process that has booted does, and fetches after). Every other
  * statement passes as it is.
  */
-function rewritingClient(settings: Settings, gate: Promise<void>): typeof pg.Client {
-  const resetLocked = rescaleResetLocked(settings.lockTimeout);
-  const retryDelay = rescaleRetryDelay(settings.retryDelayUnit);
+function rewritingClient(settings: Settings, gate: Promise<void>, label: string): typeof pg.Client {
+  const resetLocked = rescaleResetLocked(settings.lockTimeout, label);
+  const retryDelay = rescaleRetryDelay(settings.retryDelayUnit, label);
   const rewrite = (text: string): string =>
     text.includes(GRAPHILE_LOCK_TIMEOUT_SQL)
       ? resetLocked(text)
@@ -124,26 +138,28 @@ function rewritingClient(settings: Settings, gate: Promise<void>): typeof pg.Cli
   return RewritingClient;
 }
 
-/** graphile-worker's `run()` as a native target. */
+/** graphile-worker's `run()` as a native target, of the release `release` loads. */
 export class GraphileWorkerTarget implements NativeTarget {
   private pool: pg.Pool | undefined;
   private runner: Runner | undefined;
 
+  constructor(private readonly release: GraphileRelease = GRAPHILE_17_RELEASE) {}
+
   async prepare(worker: NativeWorker): Promise<void> {
     const { databaseUrl, workerId } = worker.config;
     const settings = targetSettings(worker.config);
-    await this.release();
+    await this.releasePool();
     const pool = new pg.Pool({
       connectionString: databaseUrl,
       application_name: workerId,
       // The jobs it runs at once, plus the LISTEN connection graphile-worker holds.
       max: settings.concurrency + 2,
-      Client: rewritingClient(settings, worker.started),
+      Client: rewritingClient(settings, worker.started, this.release.label),
     });
     // A connection cut by a fault errors here; graphile-worker's loop retries its own work.
     pool.on('error', (error) => worker.log(`pg pool: ${error.message}`));
     this.pool = pool;
-    const graphile = requireLibrary<GraphileWorker>(GRAPHILE_WORKER);
+    const graphile = await this.release.load();
     const logger = new graphile.Logger(() => (level, message) => {
       // stdout carries events only: graphile-worker's log goes to stderr.
       if (level !== 'debug') worker.log(`graphile-worker ${level}: ${message}`);
@@ -187,7 +203,7 @@ export class GraphileWorkerTarget implements NativeTarget {
     await this.runner?.stop();
   }
 
-  private async release(): Promise<void> {
+  private async releasePool(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
     this.runner = undefined;
