@@ -121,8 +121,9 @@ export function envCommand(): Command {
   env
     .command('install-node22')
     .description(
-      'install Node 22 (from the npm registry, into .tools/node22) and pg-boss 12 (into ' +
-        '.tools/npm), which pg-boss@12 worker programs run on (no-op when they are there)',
+      'install Node 22 (from the npm registry, into .tools/node22) and pg-boss 12 and ' +
+        'graphile-worker 0.18 (into .tools/npm), which the pg-boss@12 and graphile-worker@0.18 ' +
+        'worker programs run on (no-op when they are there)',
     )
     .action(async () => {
       const { ensureNode22 } = await import('../env/node22-install.js');
@@ -132,6 +133,10 @@ export function envCommand(): Command {
       say(`node 22: ${await ensureNode22({ log: say })}`);
       const pgBoss = `pg-boss@${PG_BOSS_12_VERSION}`;
       say(`${pgBoss}: ${await ensureNpmTools(pgBoss12ToolsDir(), [pgBoss], { log: say })}`);
+      const { graphile18ToolsDir, GRAPHILE_18_VERSION } =
+        await import('../libraries/graphile-worker/v18-release.js');
+      const graphile = `graphile-worker@${GRAPHILE_18_VERSION}`;
+      say(`${graphile}: ${await ensureNpmTools(graphile18ToolsDir(), [graphile], { log: say })}`);
     });
 
   return env;

@@ -13,6 +13,8 @@ import {
 } from './pg-boss/v12-adapter.js';
 import { graphileWorkerQueue } from './graphile-worker/adapter.js';
 import { graphileWorkerNativeQueue } from './graphile-worker/native-adapter.js';
+import { graphileWorker18Queue } from './graphile-worker/v18-adapter.js';
+import { GRAPHILE_18_VERSION } from './graphile-worker/v18-release.js';
 import { pgqueuerQueue } from './pgqueuer/adapter.js';
 import { pgqueuerStatementsQueue } from './pgqueuer/statements-adapter.js';
 import { procrastinateQueue } from './procrastinate/adapter.js';
@@ -30,6 +32,7 @@ export const LIBRARY_QUEUES: readonly QueueAdapter[] = Object.freeze([
   pgBoss12Queue,
   graphileWorkerQueue,
   graphileWorkerNativeQueue,
+  graphileWorker18Queue,
   pgqueuerQueue,
   pgqueuerStatementsQueue,
   procrastinateQueue,
@@ -75,6 +78,13 @@ interface QueueVersion {
 }
 
 const PG_BOSS_10 = { release: '10.4.2', how: 'pinned, in the project’s node_modules' };
+const GRAPHILE_17 = { release: '0.17.3', how: 'pinned, in the project’s node_modules' };
+const GRAPHILE_18 = {
+  release: GRAPHILE_18_VERSION,
+  how:
+    'its own run() loop under Node 22 (0.18 is ESM-only and needs Node 22.18), both installed ' +
+    'into .tools on first need',
+};
 const PG_BOSS_12 = {
   release: PG_BOSS_12_VERSION,
   how:
@@ -92,7 +102,8 @@ const PG_BOSS_12 = {
  * The library versions a queue name takes after `@`, by major. A name without a version is the
  * pinned release (`pg-boss` is `pg-boss@10`); pg-boss 12 needs Node 22, so it has no primitives
  * mode (that would load it into leaseproof's own process) and `pg-boss@12` is its own loop, the
- * same queue as `pg-boss-native@12`.
+ * same queue as `pg-boss-native@12`. graphile-worker 0.18 likewise (ESM-only, Node 22.18):
+ * `graphile-worker@0.18` is its own `run()` loop, the same queue as `graphile-worker-native@0.18`.
  */
 const QUEUE_VERSIONS: Readonly<Record<string, Readonly<Record<string, QueueVersion>>>> =
   Object.freeze({
@@ -103,6 +114,14 @@ const QUEUE_VERSIONS: Readonly<Record<string, Readonly<Record<string, QueueVersi
     'pg-boss-native': {
       '10': { ...PG_BOSS_10, adapter: pgBossNativeQueue },
       '12': { ...PG_BOSS_12, adapter: pgBoss12Queue },
+    },
+    'graphile-worker': {
+      '0.17': { ...GRAPHILE_17, adapter: graphileWorkerQueue },
+      '0.18': { ...GRAPHILE_18, adapter: graphileWorker18Queue },
+    },
+    'graphile-worker-native': {
+      '0.17': { ...GRAPHILE_17, adapter: graphileWorkerNativeQueue },
+      '0.18': { ...GRAPHILE_18, adapter: graphileWorker18Queue },
     },
   });
 

@@ -1,9 +1,10 @@
 /**
  * Entry of a Node.js native worker program: `node native-main.js <target>`, started by
  * leaseproof's JSON-lines transport for a native adapter (`pg-boss-native`, `pg-boss@12`,
- * `graphile-worker-native`). See `native-worker.ts`.
+ * `graphile-worker-native`, `graphile-worker@0.18`). See `native-worker.ts`.
  */
 import { NativeWorker, type NativeTarget } from './native-worker.js';
+import { graphileWorker18Target } from './targets/graphile-worker-18-target.js';
 import { GraphileWorkerTarget } from './targets/graphile-worker-target.js';
 import { PgBoss12Target } from './targets/pg-boss-12-target.js';
 import { PgBossTarget } from './targets/pg-boss-target.js';
@@ -13,6 +14,7 @@ export const NODE_TARGETS: Readonly<Record<string, () => NativeTarget>> = Object
   'pg-boss': () => new PgBossTarget(),
   'pg-boss@12': () => new PgBoss12Target(),
   'graphile-worker': () => new GraphileWorkerTarget(),
+  'graphile-worker@0.18': graphileWorker18Target,
 });
 
 const name = process.argv[2] ?? '';

@@ -4,8 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   GRAPHILE_WORKER,
   graphileWorkerQueue,
-  rescaleResetLocked,
+  GRAPHILE_SCHEMA,
 } from '../../src/libraries/graphile-worker/adapter.js';
+import {
+  rescaleResetLocked,
+  rescaleRetryDelay,
+} from '../../src/libraries/graphile-worker/terms.js';
 import { libraryVersion } from '../../src/libraries/load-library.js';
 import { pgBossQueue } from '../../src/libraries/pg-boss/adapter.js';
 import { EmbeddedEnvironmentProvider } from '../../src/env/embedded-env.js';
@@ -211,14 +215,47 @@ describe('graphile-worker primitives', () => {
     }
   });
 
+  it("fails a job for a retry after exp(attempts) × the run's second, not exp(attempts) seconds", async () => {
+    const b = await bench(graphileWorkerQueue);
+    try {
+      const w1 = await b.client('w1');
+      const claim = granted(await graphileWorkerQueue.claim(w1, b.ctx('w1')));
+      expect(await graphileWorkerQueue.fail(w1, claim, 'planned', b.ctx('w1'))).toBe(true);
+      const reader = await b.client('reader');
+      const { rows } = await reader.query<{ delay_ms: number }>(
+        `SELECT extract(epoch FROM run_at - now()) * 1000 AS delay_ms FROM ${GRAPHILE_SCHEMA}._private_jobs`,
+      );
+      // 400 ms is 4 hours: k = 1/36000, so e¹ s is 0.076 ms — due by the time it is read. At
+      // graphile-worker's scale (2.7 s, seven lock timeouts' worth of this run) it would not be.
+      expect(Number(rows[0]?.delay_ms)).toBeLessThan(1);
+      expect(granted(await graphileWorkerQueue.claim(w1, b.ctx('w1'))).attempt).toBe(2);
+    } finally {
+      await b.close();
+    }
+  });
+
   it('rescales exactly the two lock timeouts of resetLockedAt, and refuses a statement without them', () => {
-    const rewrite = rescaleResetLocked(REQUESTED);
+    const rewrite = rescaleResetLocked(REQUESTED.durationMs);
     expect(rewrite("a < now() - interval '4 hours' and b < now() - interval '4 hours'")).toBe(
       "a < now() - interval '400 milliseconds' and b < now() - interval '400 milliseconds'",
     );
     expect(() => rewrite("a < now() - interval '1 day'")).toThrow(AdapterError);
     expect(() => rewrite("a < now() - interval '1 day'")).toThrow(
-      /holds interval '4 hours' 0 time\(s\), not 2; the adapter cannot rescale/,
+      /holds interval '4 hours' 0 time\(s\), not 2; leaseproof cannot compress it/,
+    );
+  });
+
+  it("compresses failJobs' retry backoff by the run's factor, and refuses a statement without it", () => {
+    const rewrite = rescaleRetryDelay(1_000 / 14_400);
+    expect(
+      rewrite(
+        "run_at = greatest(now(), run_at) + (exp(least(attempts, 10)) * interval '1 second'),",
+      ),
+    ).toBe(
+      "run_at = greatest(now(), run_at) + (exp(least(attempts, 10)) * interval '0.069 milliseconds'),",
+    );
+    expect(() => rewrite("run_at = now() + interval '1 second'")).toThrow(
+      /its failJobs statement holds exp\(least\(attempts, 10\)\) \* interval '1 second' 0 time\(s\), not 1/,
     );
   });
 });

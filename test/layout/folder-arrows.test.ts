@@ -76,11 +76,11 @@ describe('the layout of src/', () => {
 
   it('native worker programs import only the worker pieces they reuse, the libraries and the contract', () => {
     // A native program runs in a worker process too: no controller code in it.
-    expect([...(arrows().get('native')?.keys() ?? [])].sort()).toEqual([
-      'libraries',
-      'queue',
-      'worker',
-    ]);
+    // Only: a program that needs none of the contract's types need not import it.
+    const allowed = ['libraries', 'queue', 'worker'];
+    const imported = [...(arrows().get('native')?.keys() ?? [])];
+    expect(imported.filter((folder) => !allowed.includes(folder))).toEqual([]);
+    expect(imported).toContain('worker');
   });
 
   it('worker code imports only the queue contract and the libraries it loads', () => {

@@ -44,6 +44,8 @@ const BUILT_IN = [
   'pg-boss@12',
   'graphile-worker',
   'graphile-worker-native',
+  // graphile-worker 0.18 (ESM-only), its own loop under Node 22 (the other two are 0.17.3).
+  'graphile-worker@0.18',
   // Python libraries: native mode (their own loops) and procrastinate's statements.
   'pgqueuer',
   'pgqueuer-statements',
@@ -135,6 +137,17 @@ describe('built-in queues', () => {
     expect(other.name).toBe('pg-boss@12.20.0');
     expect(other.description).toMatch(/^pg-boss 12\.20\.0 /);
     expect(await loadQueueAdapter('pg-boss-native@12.20.0')).toBe(other);
+    // graphile-worker: 0.17 is the pinned release, 0.18 its own loop under Node 22.
+    expect(await loadQueueAdapter('graphile-worker@0.18')).toBe(
+      builtInQueues['graphile-worker@0.18'],
+    );
+    expect(await loadQueueAdapter('graphile-worker-native@0.18.0')).toBe(
+      builtInQueues['graphile-worker@0.18'],
+    );
+    expect(await loadQueueAdapter('graphile-worker@0.17.3')).toBe(builtInQueues['graphile-worker']);
+    expect(await loadQueueAdapter('graphile-worker-native@0.17')).toBe(
+      builtInQueues['graphile-worker-native'],
+    );
   });
 
   it('a version leaseproof does not run names the ones it does', async () => {
@@ -146,8 +159,12 @@ describe('built-in queues', () => {
     expect(error.message).toContain('pg-boss@10 (10.4.2');
     expect(error.message).toContain('pg-boss@12 (12.38.1');
     const other = await loadError('graphile-worker@0.16.0');
-    expect(other.message).toContain('"graphile-worker" runs one version');
-    expect(other.message).toContain('pg-boss@12');
+    expect(other.message).toMatch(
+      /^queue "graphile-worker@0.16.0": leaseproof does not run graphile-worker 0.16.0; it runs graphile-worker@0.17 \(0.17.3, .*\) and graphile-worker@0.18 \(0.18.0, /,
+    );
+    const unversioned = await loadError('river@0.50.0');
+    expect(unversioned.message).toContain('"river" runs one version');
+    expect(unversioned.message).toContain('pg-boss@12');
   });
 
   it('an unknown name close to a built-in one suggests it', async () => {

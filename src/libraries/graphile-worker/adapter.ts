@@ -9,14 +9,25 @@
  * graphile-worker's lease is a lock (`locked_at`, `locked_by`) with no expiry in the claim: a
  * locked job is never claimed, and a lock is freed only by `resetLockedAt`, which its worker pool
  * runs every 8–10 minutes and which frees locks older than a hard-coded `interval '4 hours'`.
- * Time compression, stated: in a run, that constant is rewritten to the run's lease in exactly
- * that statement, and the sweep's cadence is scaled by the same factor (10 minutes of 4 hours:
- * lease / 24). Nothing else is rewritten; the fail statement's retry backoff
- * (`exp(least(attempts, 10))` seconds) is not.
+ * Time compression, by one factor (`settings.ts`): the scenario's lease is that lock timeout, and
+ * every other duration of graphile-worker is its value × the same k. Two of them are hard-coded
+ * in its SQL and are rewritten in exactly the statements that hold them: the lock timeout in
+ * `resetLockedAt`, the retry backoff's `interval '1 second'` in `failJobs`.
  */
 import { AdapterError } from '../../queue/adapter-error.js';
-import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
+import { settingValue, type SettledSettings } from '../../queue/library-settings.js';
+import type { LeaseSettings, QueueAdapter, SetupContext, SqlClient } from '../../queue/types.js';
 import { libraryVersion, requireLibrary, type LibrarySpec } from '../load-library.js';
+import { GRAPHILE_LOCK_TIMEOUT_MS, GRAPHILE_SETTINGS } from './settings.js';
+import {
+  graphileSettings,
+  graphileTerms,
+  rescaleResetLocked,
+  rescaleRetryDelay,
+  resetIntervalMs,
+  sqlInterval,
+  type Rewrite,
+} from './terms.js';
 
 /** The graphile-worker versions this adapter is for. */
 export const GRAPHILE_WORKER: LibrarySpec = {
@@ -30,14 +41,6 @@ export const GRAPHILE_SCHEMA = 'graphile_worker';
 
 /** The task identifier of every job. */
 export const GRAPHILE_TASK = 'leaseproof';
-
-/** The lock timeout graphile-worker hard-codes in `resetLockedAt`, as it appears there. */
-export const GRAPHILE_LOCK_TIMEOUT_SQL = "interval '4 hours'";
-
-const LOCK_TIMEOUT_MS = 4 * 60 * 60 * 1000;
-/** graphile-worker's `minResetLockedInterval` and `maxResetLockedInterval` (8 to 10 minutes). */
-const MIN_RESET_LOCKED_MS = 8 * 60 * 1000;
-const MAX_RESET_LOCKED_MS = 10 * 60 * 1000;
 
 // The table of the run's scaled lock timeout, read by the audit's deadline expression: the
 // audit description is fixed, the lease is the run's.
@@ -137,9 +140,6 @@ function currentShared(): unknown {
   return shared;
 }
 
-/** What a statement of graphile-worker's becomes on its way to the database. */
-type Rewrite = (text: string) => string;
-
 /** pg's client, as graphile-worker calls it, over one of leaseproof's connections. */
 function clientOver(
   db: SqlClient,
@@ -169,37 +169,12 @@ function withClient(
   return graphile().makeEnhancedWithPgClient(withPgClient);
 }
 
-/** `interval '<lease> milliseconds'`: the lock timeout of a run. */
-function scaledTimeout(lease: LeaseSettings): string {
-  return `interval '${lease.durationMs} milliseconds'`;
-}
-
-/**
- * Rewrites graphile-worker's lock timeout in the `resetLockedAt` statement (it appears twice:
- * jobs and job queues). Refuses a statement that does not hold it twice: a graphile-worker whose
- * statement changed must not be run with a lease nobody checked.
- */
-export function rescaleResetLocked(lease: LeaseSettings): Rewrite {
-  return (text) => {
-    const parts = text.split(GRAPHILE_LOCK_TIMEOUT_SQL);
-    if (parts.length !== 3) {
-      throw new AdapterError(
-        `graphile-worker ${libraryVersion(GRAPHILE_WORKER)}: its resetLockedAt statement holds ` +
-          `${GRAPHILE_LOCK_TIMEOUT_SQL} ${parts.length - 1} time(s), not 2; the adapter cannot ` +
-          'rescale its lock timeout (written for graphile-worker ' +
-          `${GRAPHILE_WORKER.range})`,
-      );
-    }
-    return parts.join(scaledTimeout(lease));
-  };
-}
-
 /** The graphile-worker 0.17 adapter. */
 export const graphileWorkerQueue: QueueAdapter = {
   name: 'graphile-worker',
   description:
     'graphile-worker 0.17 through its own getJobs / completeJobs / failJobs and resetLockedAt; ' +
-    'its 4-hour lock timeout rescaled to the run’s lease, no lease extension.',
+    'lease = its 4-hour lock timeout, every duration at the same scale, no lease extension.',
   audit: {
     table: `${GRAPHILE_SCHEMA}._private_jobs`,
     expressions: {
@@ -214,50 +189,52 @@ export const graphileWorkerQueue: QueueAdapter = {
     completion: 'delete',
   },
 
-  leaseTerms(requested) {
-    const version = libraryVersion(GRAPHILE_WORKER);
+  settings: GRAPHILE_SETTINGS,
+
+  leaseTerms(requested, settings) {
+    const settled = graphileSettings(requested, settings);
+    if (settingValue(settled, 'concurrency') !== 1) {
+      throw new AdapterError(
+        'graphile-worker (statements mode): leaseproof’s own worker loop runs one job at a time; ' +
+          'concurrency other than 1 needs the native mode (graphile-worker-native)',
+      );
+    }
+    const { lease, notes } = graphileTerms(
+      requested,
+      settled,
+      `graphile-worker ${libraryVersion(GRAPHILE_WORKER)}`,
+    );
+    const max = settingValue(settled, 'maxResetLockedInterval');
     return {
-      lease: requested,
+      lease,
       notes: [
-        `graphile-worker ${version}`,
-        `time compression ×${(requested.durationMs / LOCK_TIMEOUT_MS).toExponential(2)}: ` +
-          `the 4-hour lock timeout is ${requested.durationMs} ms in this run`,
+        ...notes,
+        "statements mode: leaseproof's own worker loop calls graphile-worker's getJobs, " +
+          'completeJobs and failJobs at its own cadence — every pollInterval ' +
+          `(${String(lease.pollMs)} ms) while idle and at once after a job, as graphile-worker's ` +
+          'worker does, but without its LISTEN/NOTIFY wake-up for a new job — and the harness ' +
+          `runs resetLockedAt every maxResetLockedInterval (${String(Math.round(max * 10) / 10)} ms), ` +
+          'the longest a worker pool waits',
       ],
-      rescaled: [
-        {
-          constant: 'lock timeout',
-          library: GRAPHILE_LOCK_TIMEOUT_SQL,
-          run: scaledTimeout(requested),
-          statement:
-            'resetLockedAt (graphile-worker/dist/sql/resetLockedAt.js, the clear_stale_locks ' +
-            'statement), both occurrences',
-        },
-        {
-          constant: 'stale-lock sweep interval',
-          library: 'minResetLockedInterval–maxResetLockedInterval, 8–10 minutes',
-          run: `${resetIntervalMs(requested)} ms (10 minutes at the same scale)`,
-          statement: "the worker pool's resetLocked timer (graphile-worker/dist/main.js)",
-        },
-      ],
+      rescaled: [],
     };
   },
 
   maintenance: {
     description:
-      "graphile-worker's resetLockedAt (frees locks older than the lock timeout, rescaled), " +
-      'at its longest interval, 10 minutes, rescaled',
-    intervalMs: (lease) => resetIntervalMs(lease),
+      "graphile-worker's resetLockedAt (frees locks older than the lock timeout), every " +
+      'maxResetLockedInterval, the longest its worker pool waits',
+    intervalMs: (lease, settings) => resetIntervalMs(lease, settings),
     run: (db, ctx) =>
-      graphile().resetLockedAt(currentShared(), withClient(db, rescaleResetLocked(ctx.lease))),
+      graphile().resetLockedAt(
+        currentShared(),
+        withClient(db, rescaleResetLocked(lockTimeoutOf(ctx.lease, ctx.settings))),
+      ),
   },
 
   async setup(db, ctx) {
     await graphile().migrate(sharedOptions(), clientOver(db));
-    const lease = ctx?.lease.durationMs ?? LOCK_TIMEOUT_MS;
-    await db.query(
-      `CREATE TABLE ${TERMS_TABLE} (lock_timeout interval NOT NULL);
-       INSERT INTO ${TERMS_TABLE} VALUES (interval '${lease} milliseconds')`,
-    );
+    await recordLockTimeout(db, ctx);
   },
 
   async teardown(db) {
@@ -316,9 +293,10 @@ export const graphileWorkerQueue: QueueAdapter = {
   },
 
   async fail(db, claim, error, ctx) {
+    const unit = settingValue(graphileSettings(ctx.lease), 'retryDelayUnit');
     const failed = await graphile().failJobs(
       currentShared(),
-      withClient(db),
+      withClient(db, rescaleRetryDelay(unit)),
       ctx.workerId,
       [{ id: claim.jobId }],
       error,
@@ -327,17 +305,20 @@ export const graphileWorkerQueue: QueueAdapter = {
   },
 };
 
-/** The sweep's cadence in a run: graphile-worker's longest, at the lease's scale. */
-function resetIntervalMs(lease: LeaseSettings): number {
-  return resetLockedIntervalsMs(lease).maxMs;
+/** The run's lock timeout (ms): the lease the audit's deadline and resetLockedAt use. */
+function lockTimeoutOf(lease: LeaseSettings, settings?: SettledSettings): number {
+  return settingValue(graphileSettings(lease, settings), 'lockTimeout');
 }
 
 /**
- * graphile-worker's stale-lock sweep interval in a run, its `minResetLockedInterval` and
- * `maxResetLockedInterval` (8 and 10 minutes) at the lease's scale (the lease is the 4 hours).
+ * Records the run's lock timeout where the audit's deadline reads it: after graphile-worker's
+ * migrations, by every graphile-worker queue's setup.
  */
-export function resetLockedIntervalsMs(lease: LeaseSettings): { minMs: number; maxMs: number } {
-  const at = (ms: number): number =>
-    Math.max(1, Math.round((lease.durationMs * ms) / LOCK_TIMEOUT_MS));
-  return { minMs: at(MIN_RESET_LOCKED_MS), maxMs: at(MAX_RESET_LOCKED_MS) };
+export async function recordLockTimeout(db: SqlClient, ctx?: SetupContext): Promise<void> {
+  const lockTimeout =
+    ctx === undefined ? GRAPHILE_LOCK_TIMEOUT_MS : lockTimeoutOf(ctx.lease, ctx.settings);
+  await db.query(
+    `CREATE TABLE ${TERMS_TABLE} (lock_timeout interval NOT NULL);
+     INSERT INTO ${TERMS_TABLE} VALUES (${sqlInterval(lockTimeout)})`,
+  );
 }

@@ -4,23 +4,30 @@
  * its pool's `resetLockedAt` timer, which frees locks older than the lock timeout — on a pg pool
  * of the worker's own through its proxy (`pgPool`).
  *
- * The lock timeout is `interval '4 hours'` in graphile-worker's `resetLockedAt` statement: the
- * pool's client rewrites exactly that text to the run's lease (refusing a statement that does not
- * hold it exactly twice), and the reset timer's 8–10 minutes are the pool's own options
- * (`minResetLockedInterval`, `maxResetLockedInterval`), scaled by the same factor. Nothing else
- * of graphile-worker is changed.
+ * graphile-worker's settings come from the run (`WorkerConfig.settings`, every duration at the
+ * run's one time factor; see `libraries/graphile-worker/settings.ts`): `concurrency`,
+ * `pollInterval`, `minResetLockedInterval`, `maxResetLockedInterval` and
+ * `gracefulShutdownAbortTimeout` are `run()`'s own options. Its two hard-coded durations are
+ * rewritten by the pool's client in the statements that hold them: the lock timeout,
+ * `interval '4 hours'` in `resetLockedAt` (refusing a statement that does not hold it exactly
+ * twice), and the retry backoff's `interval '1 second'` in `failJobs`. Nothing else of
+ * graphile-worker is changed.
  */
 import pg from 'pg';
 import {
-  GRAPHILE_LOCK_TIMEOUT_SQL,
   GRAPHILE_SCHEMA,
   GRAPHILE_TASK,
   GRAPHILE_WORKER,
-  rescaleResetLocked,
-  resetLockedIntervalsMs,
 } from '../../libraries/graphile-worker/adapter.js';
+import {
+  GRAPHILE_LOCK_TIMEOUT_SQL,
+  GRAPHILE_RETRY_DELAY_SQL,
+  graphileSettings,
+  rescaleResetLocked,
+  rescaleRetryDelay,
+} from '../../libraries/graphile-worker/terms.js';
 import { requireLibrary } from '../../libraries/load-library.js';
-import type { LeaseSettings } from '../../queue/types.js';
+import type { WorkerConfig } from '../../worker/types.js';
 import type { NativeTarget, NativeWorker } from '../native-worker.js';
 
 interface Helpers {
@@ -35,24 +42,79 @@ interface Runner {
 
 type LogFunction = (level: string, message: string) => void;
 
-interface GraphileWorker {
+/** The part of graphile-worker's entry a native worker uses (0.17 and 0.18 alike). */
+export interface GraphileWorker {
   run(options: Record<string, unknown>): Promise<Runner>;
   Logger: new (factory: () => LogFunction) => unknown;
 }
 
+/** Where a target gets graphile-worker from, and what its refusals call it. */
+export interface GraphileRelease {
+  /** `graphile-worker` (0.17, leaseproof's own) or `graphile-worker 0.18.0`. */
+  label: string;
+  load(): Promise<GraphileWorker>;
+}
+
+/** graphile-worker 0.17, from leaseproof's own node_modules. */
+export const GRAPHILE_17_RELEASE: GraphileRelease = {
+  label: 'graphile-worker',
+  load: () => Promise.resolve(requireLibrary<GraphileWorker>(GRAPHILE_WORKER)),
+};
+
 // The one statement of graphile-worker's that claims: its getJobs update counts an attempt.
 const CLAIM_MARKER = 'attempts = jobs.attempts + 1';
 
+/** graphile-worker's settings as the target uses them (ms for durations). */
+export interface Settings {
+  lockTimeout: number;
+  retryDelayUnit: number;
+  pollInterval: number;
+  minResetLockedInterval: number;
+  maxResetLockedInterval: number;
+  gracefulShutdownAbortTimeout: number;
+  concurrency: number;
+}
+
 /**
- * pg's Client with graphile-worker's lock timeout rewritten to the run's lease in the one
- * statement that holds it (`resetLockedAt`), and its claim held until `gate` resolves (the
- * controller's `go`: the pool starts, checks its schema and listens before, as a worker process
- * that has booted does, and fetches after). Every other statement passes as it is.
+ * The run's settings by name (ms for durations): as the controller sent them, or — a config
+ * without them (an older controller) — graphile-worker's defaults at the lease's scale.
  */
-function rewritingClient(lease: LeaseSettings, gate: Promise<void>): typeof pg.Client {
-  const rescale = rescaleResetLocked(lease);
+export function targetSettings(config: Pick<WorkerConfig, 'lease' | 'settings'>): Settings {
+  const values = config.settings ?? graphileSettings(config.lease).values;
+  const get = (name: keyof Settings): number => {
+    const value = values[name];
+    if (value === undefined || !Number.isFinite(value)) {
+      throw new Error(`graphile-worker target: the run's settings have no ${name}`);
+    }
+    return value;
+  };
+  return {
+    lockTimeout: get('lockTimeout'),
+    retryDelayUnit: get('retryDelayUnit'),
+    pollInterval: get('pollInterval'),
+    minResetLockedInterval: get('minResetLockedInterval'),
+    maxResetLockedInterval: get('maxResetLockedInterval'),
+    gracefulShutdownAbortTimeout: get('gracefulShutdownAbortTimeout'),
+    concurrency: get('concurrency'),
+  };
+}
+
+/**
+ * pg's Client with graphile-worker's hard-coded durations rewritten to the run's in the
+ * statements that hold them (`resetLockedAt`'s lock timeout, `failJobs`' retry backoff), and its
+ * claim held until `gate` resolves (the controller's `go`: the pool starts, checks its schema and
+ * listens before, as a worker process that has booted does, and fetches after). Every other
+ * statement passes as it is.
+ */
+function rewritingClient(settings: Settings, gate: Promise<void>, label: string): typeof pg.Client {
+  const resetLocked = rescaleResetLocked(settings.lockTimeout, label);
+  const retryDelay = rescaleRetryDelay(settings.retryDelayUnit, label);
   const rewrite = (text: string): string =>
-    text.includes(GRAPHILE_LOCK_TIMEOUT_SQL) ? rescale(text) : text;
+    text.includes(GRAPHILE_LOCK_TIMEOUT_SQL)
+      ? resetLocked(text)
+      : text.includes(GRAPHILE_RETRY_DELAY_SQL)
+        ? retryDelay(text)
+        : text;
   class RewritingClient extends pg.Client {
     override query(...args: unknown[]): never {
       const [first, ...rest] = args;
@@ -76,26 +138,28 @@ function rewritingClient(lease: LeaseSettings, gate: Promise<void>): typeof pg.C
   return RewritingClient;
 }
 
-/** graphile-worker's `run()` as a native target. */
+/** graphile-worker's `run()` as a native target, of the release `release` loads. */
 export class GraphileWorkerTarget implements NativeTarget {
   private pool: pg.Pool | undefined;
   private runner: Runner | undefined;
 
+  constructor(private readonly release: GraphileRelease = GRAPHILE_17_RELEASE) {}
+
   async prepare(worker: NativeWorker): Promise<void> {
-    const { databaseUrl, workerId, lease } = worker.config;
-    await this.release();
+    const { databaseUrl, workerId } = worker.config;
+    const settings = targetSettings(worker.config);
+    await this.releasePool();
     const pool = new pg.Pool({
       connectionString: databaseUrl,
       application_name: workerId,
-      // One job at a time, plus the LISTEN connection graphile-worker holds.
-      max: 3,
-      Client: rewritingClient(lease, worker.started),
+      // The jobs it runs at once, plus the LISTEN connection graphile-worker holds.
+      max: settings.concurrency + 2,
+      Client: rewritingClient(settings, worker.started, this.release.label),
     });
     // A connection cut by a fault errors here; graphile-worker's loop retries its own work.
     pool.on('error', (error) => worker.log(`pg pool: ${error.message}`));
     this.pool = pool;
-    const graphile = requireLibrary<GraphileWorker>(GRAPHILE_WORKER);
-    const reset = resetLockedIntervalsMs(lease);
+    const graphile = await this.release.load();
     const logger = new graphile.Logger(() => (level, message) => {
       // stdout carries events only: graphile-worker's log goes to stderr.
       if (level !== 'debug') worker.log(`graphile-worker ${level}: ${message}`);
@@ -104,12 +168,13 @@ export class GraphileWorkerTarget implements NativeTarget {
     this.runner = await graphile.run({
       pgPool: pool,
       schema: GRAPHILE_SCHEMA,
-      concurrency: 1,
-      pollInterval: lease.pollMs,
+      concurrency: settings.concurrency,
+      pollInterval: settings.pollInterval,
       noHandleSignals: true,
       logger,
-      minResetLockedInterval: reset.minMs,
-      maxResetLockedInterval: reset.maxMs,
+      minResetLockedInterval: settings.minResetLockedInterval,
+      maxResetLockedInterval: settings.maxResetLockedInterval,
+      gracefulShutdownAbortTimeout: settings.gracefulShutdownAbortTimeout,
       taskList: {
         [GRAPHILE_TASK]: async (payload: unknown, helpers: Helpers) => {
           const { id, attempts } = helpers.job;
@@ -138,7 +203,7 @@ export class GraphileWorkerTarget implements NativeTarget {
     await this.runner?.stop();
   }
 
-  private async release(): Promise<void> {
+  private async releasePool(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
     this.runner = undefined;
