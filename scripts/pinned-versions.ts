@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PG_BOSS_12_VERSION } from '../src/libraries/pg-boss/v12-adapter.js';
+import { GRAPHILE_18_VERSION } from '../src/libraries/graphile-worker/v18-release.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -32,6 +33,7 @@ export function pinnedVersions(): Record<string, string> {
     'pg-boss@12': `pg-boss ${PG_BOSS_12_VERSION} (its own work() loop, under Node 22)`,
     'graphile-worker': `graphile-worker ${npm('graphile-worker')} (statements mode)`,
     'graphile-worker-native': `graphile-worker ${npm('graphile-worker')} (its own run() loop)`,
+    'graphile-worker@0.18': `graphile-worker ${GRAPHILE_18_VERSION} (its own run() loop, under Node 22)`,
     pgqueuer: `pgqueuer ${py('pgqueuer')} (its own QueueManager loop)`,
     'pgqueuer-statements': `pgqueuer ${py('pgqueuer')} (statements mode)`,
     procrastinate: `procrastinate ${py('procrastinate')} (its own worker)`,

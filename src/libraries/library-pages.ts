@@ -29,7 +29,7 @@ export const LIBRARY_PAGES: readonly LibraryPage[] = Object.freeze(
     {
       key: 'graphile-worker',
       title: 'graphile-worker',
-      queues: ['graphile-worker-native', 'graphile-worker'],
+      queues: ['graphile-worker@0.18', 'graphile-worker-native', 'graphile-worker'],
     },
     { key: 'pgqueuer', title: 'pgqueuer', queues: ['pgqueuer', 'pgqueuer-statements'] },
     {
