@@ -87,6 +87,12 @@ export interface LeaseTerms {
   notes: string[];
   /** Library constants replaced for the run (time compression), each with where it was. */
   rescaled: RescaledConstant[];
+  /**
+   * Whether this run's lease is extended, when the library's settings decide it (pg-boss 12
+   * heartbeats only when `heartbeatSeconds` is set); absent: the adapter's own answer
+   * (`native.extendsLease`, or whether it has `extend`).
+   */
+  extendsLease?: boolean;
 }
 
 /** A library constant that a run replaces by a scaled value (time compression), stated. */
