@@ -103,7 +103,9 @@ export const PG_BOSS_10_SETTINGS: LibrarySettingsSpec = {
       floor: {
         ms: 100,
         why: "hard-coded in pg-boss's worker loop",
-        drives: 'nothing a checker judges: after a job, the next fetch is at most 100 ms early',
+        drives:
+          "nothing a checker judges: in work()'s loop (native mode), the next fetch after a job " +
+          'is at most 100 ms early',
       },
     },
   ],
