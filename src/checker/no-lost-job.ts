@@ -41,9 +41,14 @@ export const noLostJob: Checker = {
     const needsRetries = lacksRetries(history);
     let shortGrants: Map<DerivedClaim, LeaseLeft> | undefined;
     // A queue that declares no lease extension promises nothing for a job whose work outlasts
-    // its lease: each claim expires under it (pg-boss 10, graphile-worker, River say so).
-    const leaseMs = history.header.lease.durationMs;
-    const noExtension = history.header.queueTerms?.extendsLease === false;
+    // its lease: each claim expires under it (pg-boss 10, graphile-worker say so) — or outlasts
+    // the limit it puts on one attempt, where that is shorter (River's JobTimeout cuts each
+    // attempt long before RescueStuckJobsAfter lets another worker take the job).
+    const terms = history.header.queueTerms;
+    const leaseMs = terms?.attemptLimitMs ?? history.header.lease.durationMs;
+    const limitWords =
+      terms?.attemptLimitMs === undefined ? 'lease' : 'attempt limit (the library cuts it)';
+    const noExtension = terms?.extendsLease === false;
     const outlastsLease = (job: DerivedJob): boolean => noExtension && job.totalMs > leaseMs;
     const counts = {
       jobs: 0,
@@ -136,8 +141,8 @@ export const noLostJob: Checker = {
         warnings,
         naWhy:
           `queue "${history.header.queue}" declares no lease extension, and the ` +
-          `${counts.needsExtension} job(s) not done need more than one ${leaseMs}ms lease of work ` +
-          `(the longest ${Math.round(longest)}ms): every claim of such a job expires under it, ` +
+          `${counts.needsExtension} job(s) not done need more than one ${leaseMs}ms ${limitWords} of work ` +
+          `(the longest ${Math.round(longest)}ms): every ${terms?.attemptLimitMs === undefined ? 'claim of such a job expires' : 'attempt of such a job is cut'} under it, ` +
           'by the queue’s design; the scenario asks for what it does not promise',
       });
     }

@@ -4,6 +4,8 @@ import { ALL_CHECKERS } from '../checker/index.js';
 import { describeError } from '../errors.js';
 import { FAULT_KIND_TABLE, FAULT_KINDS } from '../faults/fault-kinds.js';
 import { builtInQueues } from '../libraries/registry.js';
+import { loadQueueAdapter } from '../libraries/load-adapter.js';
+import { settleSettings, settingsLines } from '../queue/library-settings.js';
 import { loadScenarioOrIncident } from '../replay/load-incident.js';
 import { scenarioFolder, shownPath, yamlFiles, type ScenarioFolder } from './scenario-folder.js';
 
@@ -36,6 +38,37 @@ export async function list(dir: string | undefined): Promise<void> {
     if (items.length === 0) console.log('  (none)');
     for (const [name, description] of items) console.log(`  ${name.padEnd(width)}  ${description}`);
   }
+}
+
+/** A 1 s lease: the curated scenarios' scale, to show what one time factor makes of a library. */
+const SHOWN_LEASE = { durationMs: 1_000, heartbeatMs: 250, extendByMs: 1_000, pollMs: 50 };
+
+/**
+ * `leaseproof list --queue <name>`: one queue, and a library's own settings — each by its own
+ * name, its default, where the library defines it — with their values at a 1 s lease.
+ */
+export async function listQueue(name: string): Promise<void> {
+  const adapter = await loadQueueAdapter(name);
+  console.log(`${adapter.name}: ${oneLine(adapter.description)}`);
+  const spec = adapter.settings;
+  if (spec === undefined) {
+    console.log(
+      "settings: none of its own (it takes the scenario's lease as it is: duration, heartbeat, " +
+        'extendBy, poll)',
+    );
+    return;
+  }
+  console.log(
+    `settings (scenario key "${spec.library}", or --setting Name=value; in the library's units):`,
+  );
+  const width = Math.max(...spec.settings.map((s) => s.name.length));
+  const settled = settleSettings(spec, SHOWN_LEASE);
+  for (const s of settled.settings) {
+    const origin = s.constant === true ? 'hard-coded' : 'default';
+    console.log(`  ${s.name.padEnd(width)}  ${s.library} (${origin}, ${s.where})`);
+  }
+  console.log('at a 1 s scenario lease:');
+  for (const line of settingsLines(settled)) console.log(`  ${line}`);
 }
 
 /** Says where the scenarios come from, and how to list one's own when they are the shipped ones. */

@@ -81,6 +81,12 @@ export interface QueueTermsRecord {
    * deadline, and I3 is n/a for jobs whose work outlasts one lease.
    */
   extendsLease: boolean;
+  /**
+   * The longest the library lets one attempt run before it cuts it, when not the lease
+   * (`LeaseTerms.attemptLimitMs`): without lease extension, I3 is n/a for a job whose work
+   * outlasts it. Absent: the lease.
+   */
+  attemptLimitMs?: number;
   /** The library's background sweep the harness ran, and how often. */
   maintenance?: { description: string; intervalMs: number };
   /**

@@ -44,8 +44,16 @@ function termsProblems(terms: unknown): string[] {
   if (typeof terms !== 'object' || terms === null) {
     return ['expected { lease, notes, rescaled }'];
   }
-  const { lease, notes, rescaled } = terms as Record<string, unknown>;
+  const { lease, notes, rescaled, attemptLimitMs } = terms as Record<string, unknown>;
   const problems: string[] = [];
+  if (
+    attemptLimitMs !== undefined &&
+    (typeof attemptLimitMs !== 'number' || !Number.isFinite(attemptLimitMs) || attemptLimitMs <= 0)
+  ) {
+    problems.push(
+      `attemptLimitMs: expected a positive number of ms, got ${JSON.stringify(attemptLimitMs)}`,
+    );
+  }
   if (typeof lease !== 'object' || lease === null) problems.push('lease: missing');
   else {
     for (const field of FIELDS) {

@@ -38,6 +38,12 @@ export interface SettingSpec {
   min?: number;
   /** A relation the library documents with other settings, in its words (for the report). */
   relation?: string;
+  /**
+   * A default the library computes from the other values when this one is not stated (River's
+   * RescueStuckJobsAfter: 1 h, or JobTimeout + 1 h for a JobTimeout over 1 h); `default` is
+   * then what the library's docs give as the plain default.
+   */
+  defaultFrom?: (values: Readonly<Record<string, number>>) => number;
 }
 
 /** A library's settings and the one its lease is. */
@@ -51,6 +57,11 @@ export interface LibrarySettingsSpec {
    */
   anchor: string | { words: string; ms: (values: Readonly<Record<string, number>>) => number };
   settings: readonly SettingSpec[];
+  /**
+   * The library's own refusal of a combination of values (library units, ms), as it would
+   * refuse them at start-up: the reason in its words, or undefined when it takes them.
+   */
+  refuse?: (values: Readonly<Record<string, number>>) => string | undefined;
 }
 
 /** One setting as a run uses it. */
@@ -156,6 +167,15 @@ export function settleSettings(
   for (const s of spec.settings) {
     const raw = stated[s.name];
     libraryValues[s.name] = raw === undefined ? s.default : statedValue(s, raw, source);
+  }
+  for (const s of spec.settings) {
+    if (s.defaultFrom !== undefined && !Object.hasOwn(stated, s.name)) {
+      libraryValues[s.name] = s.defaultFrom(libraryValues);
+    }
+  }
+  const refused = spec.refuse?.(libraryValues);
+  if (refused !== undefined) {
+    throw new AdapterError(`${source}: ${spec.library} refuses these settings: ${refused}`);
   }
   const anchorMs =
     typeof spec.anchor === 'string'

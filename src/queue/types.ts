@@ -93,6 +93,12 @@ export interface LeaseTerms {
    * (`native.extendsLease`, or whether it has `extend`).
    */
   extendsLease?: boolean;
+  /**
+   * The longest the library lets one attempt's handler run before it cuts it, when that is not
+   * the lease (River's JobTimeout, against a rescue after RescueStuckJobsAfter): for a queue
+   * without lease extension, a job whose work outlasts it can never complete. Absent: the lease.
+   */
+  attemptLimitMs?: number;
 }
 
 /** A library constant that a run replaces by a scaled value (time compression), stated. */
@@ -260,7 +266,7 @@ export interface NativeProgram {
 export interface NativeLoop {
   /** One sentence: which library loop runs, and how it is configured for the run. */
   description: string;
-  /** Whether the library's loop extends a held lease (heartbeats); false: I7 and I9 cannot judge. */
+  /** Whether the library's loop extends a held lease (heartbeats); false: I9 is n/a and I7 is judged from the deadline. */
   extendsLease: boolean;
   /** The program, resolved once per process (a toolchain may be installed on first need). */
   program(): Promise<NativeProgram>;

@@ -57,6 +57,7 @@ export function adapterProblems(value: unknown): string[] {
     }
   }
   problems.push(...maintenanceProblems(value.maintenance));
+  problems.push(...settingsProblems(value.settings));
   if (value.retries !== undefined && typeof value.retries !== 'boolean') {
     problems.push(wrong('retries', value.retries, 'true or false (absent: true)'));
   }
@@ -157,6 +158,44 @@ function maintenanceProblems(maintenance: unknown): string[] {
     if (typeof maintenance[fn] !== 'function') {
       problems.push(wrong(`maintenance.${fn}`, maintenance[fn], 'a function'));
     }
+  }
+  return problems;
+}
+
+function settingsProblems(settings: unknown): string[] {
+  if (settings === undefined) return [];
+  const expected = '{ library, anchor, settings: [{ name, kind, default, where }] }';
+  if (!isObject(settings)) return [wrong('settings', settings, expected)];
+  const problems: string[] = [];
+  if (typeof settings.library !== 'string' || !/^[a-z][a-z0-9-]*$/.test(settings.library)) {
+    problems.push(wrong('settings.library', settings.library, 'a lower-case key such as my-queue'));
+  }
+  const list = Array.isArray(settings.settings) ? (settings.settings as unknown[]) : undefined;
+  if (list === undefined || list.length === 0) {
+    return [...problems, wrong('settings.settings', settings.settings, 'a non-empty array')];
+  }
+  list.forEach((s, i) => {
+    const at = `settings.settings[${i}]`;
+    if (!isObject(s)) return void problems.push(wrong(at, s, '{ name, kind, default, where }'));
+    if (!isText(s.name)) problems.push(wrong(`${at}.name`, s.name, "the library's own name"));
+    if (s.kind !== 'duration' && s.kind !== 'count') {
+      problems.push(wrong(`${at}.kind`, s.kind, "'duration' or 'count'"));
+    }
+    if (typeof s.default !== 'number' || !(s.default > 0)) {
+      problems.push(wrong(`${at}.default`, s.default, 'a positive number (ms for a duration)'));
+    }
+    if (!isText(s.where))
+      problems.push(wrong(`${at}.where`, s.where, 'where the library defines it'));
+  });
+  const names = list.filter(isObject).map((s) => s.name);
+  const { anchor } = settings;
+  const anchorOk =
+    (typeof anchor === 'string' && names.includes(anchor)) ||
+    (isObject(anchor) && isText(anchor.words) && typeof anchor.ms === 'function');
+  if (!anchorOk) {
+    problems.push(
+      wrong('settings.anchor', anchor, "one of its settings' names, or { words, ms(values) }"),
+    );
   }
   return problems;
 }

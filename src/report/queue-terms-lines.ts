@@ -17,7 +17,10 @@ export function queueTermsLines(terms: QueueTermsRecord | undefined): string[] {
     ),
   ];
   if (!terms.extendsLease) {
-    lines.push('No lease extension: workers send no heartbeat; I7 and I9 cannot judge.');
+    lines.push(
+      'No lease extension: workers send no heartbeat; I9 is n/a, I7 is judged from the ' +
+        'deadline, and I3 is n/a for a job whose work outlasts one lease.',
+    );
   }
   if (terms.retries === false) {
     lines.push(

@@ -74,6 +74,7 @@ export function settleQueueTerms(
     fencedOnly === undefined &&
     terms.notes.length === 0 &&
     terms.rescaled.length === 0 &&
+    terms.attemptLimitMs === undefined &&
     extendsLease &&
     maintenance === undefined &&
     retries &&
@@ -88,6 +89,7 @@ export function settleQueueTerms(
       rescaled: terms.rescaled.map((r) => ({ ...r })),
       ...(settings !== undefined && { settings }),
       extendsLease,
+      ...(terms.attemptLimitMs !== undefined && { attemptLimitMs: terms.attemptLimitMs }),
       ...(maintenance !== undefined && {
         maintenance: {
           description: maintenance.description,

@@ -79,6 +79,22 @@ describe('checkers and a queue without lease extension', () => {
     expect(check(noLostJob, history(100, false)).valid).toBe('invalid');
   });
 
+  it("I3 takes the library's attempt limit over the lease where it is shorter (River's JobTimeout)", () => {
+    // Lease (the rescue) 200 ms, but each attempt is cut at 100 ms: a 150 ms job never completes.
+    const history = (terms: QueueTermsRecord) => {
+      const b = new HistoryBuilder();
+      b.enqueue('1', 0, { units: 3, maxUnitMs: 50, totalMs: 150 });
+      b.grant('1', 'w1', 'a', 1).unit('1', 'w1', 'a', 0, 2);
+      return withTerms(b.end(700).build(), terms);
+    };
+    expect(check(noLostJob, history(NO_EXTENSION)).valid).toBe('invalid');
+    const na = check(noLostJob, history({ ...NO_EXTENSION, attemptLimitMs: 100 }));
+    expect(na.valid).toBe('n/a');
+    expect(na.why).toMatch(
+      /need more than one 100ms attempt limit \(the library cuts it\) of work/,
+    );
+  });
+
   it('I6 judges a per-worker lease against that lease: a fetch joins its worker window', () => {
     // procrastinate: w1's heartbeat row was written at +100, so the job it fetches at +150 is
     // held until +300 (the window's end), not +350; its heartbeat at +250 moves it to +450.

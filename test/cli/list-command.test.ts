@@ -192,3 +192,19 @@ describe('list into a reader that stops reading', () => {
     expect(code).toBe(0);
   });
 });
+
+describe('leaseproof list --queue', () => {
+  it("names a library's own settings, its defaults and its values at a 1 s lease", async () => {
+    const { builtInQueues } = await import('../../src/libraries/registry.js');
+    const withSettings = Object.values(builtInQueues).filter((q) => q.settings !== undefined);
+    for (const queue of withSettings.slice(0, 2)) {
+      const result = await leaseproof(['list', '--queue', queue.name]);
+      expect(result.code).toBe(0);
+      for (const s of queue.settings!.settings)
+        expect(result.stdout).toContain(`Setting ${s.name}:`);
+      expect(result.stdout).toMatch(/Time factor k = /);
+    }
+    const plain = await leaseproof(['list', '--queue', 'reference']);
+    expect(plain.stdout).toMatch(/settings: none of its own/);
+  });
+});

@@ -56,8 +56,10 @@ describe.skipIf(!haveGo)(`River in native mode${goSkipReason}`, () => {
       extendsLease: false,
       maintenance: { intervalMs: expect.any(Number) as number },
     });
-    expect(run.history.header.queueTerms?.rescaled.map((r) => r.constant)).toContain(
-      'job rescuer interval',
-    );
+    // River's own settings, the lease being JobTimeout: the checkers judge the rescue horizon.
+    const terms = run.history.header.queueTerms;
+    expect(terms?.settings?.anchor).toBe('JobTimeout');
+    expect(run.history.header.lease.durationMs).toBe(terms?.settings?.values.RescueStuckJobsAfter);
+    expect(terms?.attemptLimitMs).toBe(terms?.settings?.values.JobTimeout);
   }, 300_000);
 });

@@ -42,6 +42,7 @@ describe('lease terms', () => {
         lease: { ...LEASE, durationMs: 0, pollMs: Number.NaN },
         notes: 'x' as unknown as string[],
         rescaled: [{ constant: 'c' }] as never,
+        attemptLimitMs: -1,
       }),
     };
     const error = (() => {
@@ -57,6 +58,7 @@ describe('lease terms', () => {
     expect((error as Error).message).toMatch(/lease.pollMs/);
     expect((error as Error).message).toMatch(/notes: expected an array/);
     expect((error as Error).message).toMatch(/rescaled: expected an array of/);
+    expect((error as Error).message).toMatch(/attemptLimitMs: expected a positive number/);
     const throwing: QueueAdapter = {
       ...referenceQueue,
       name: 'throws',
@@ -112,6 +114,35 @@ describe('lease terms', () => {
     ]);
   });
 
+  it('checks the shape of a library settings spec', () => {
+    expect(
+      adapterProblems({
+        ...referenceQueue,
+        settings: {
+          library: 'My Queue',
+          anchor: 'Missing',
+          settings: [{ name: 'Timeout', kind: 'hours', default: -1, where: '' }],
+        },
+      }),
+    ).toEqual([
+      expect.stringMatching(/^settings.library: got a string/),
+      expect.stringMatching(/^settings.settings\[0\].kind: got a string .*'duration' or 'count'/),
+      expect.stringMatching(/^settings.settings\[0\].default: got a number/),
+      expect.stringMatching(/^settings.settings\[0\].where: got a string/),
+      expect.stringMatching(/^settings.anchor: got a string .*one of its settings' names/),
+    ]);
+    expect(
+      adapterProblems({
+        ...referenceQueue,
+        settings: {
+          library: 'my-queue',
+          anchor: 'Timeout',
+          settings: [{ name: 'Timeout', kind: 'duration', default: 60_000, where: 'docs' }],
+        },
+      }),
+    ).toEqual([]);
+  });
+
   it('records a queue that declares no retries, and says so in the reports', () => {
     const queue: QueueAdapter = { ...referenceQueue, name: 'no-retries', retries: false };
     expect(adapterProblems(queue)).toEqual([]);
@@ -132,24 +163,75 @@ describe('lease terms', () => {
 });
 
 describe('the terms of a native queue whose library sweeps inside its workers (River)', () => {
-  it('records the sweep allowance for I8, the compression and each rescaled constant', async () => {
+  it('takes the lease as JobTimeout and judges against RescueStuckJobsAfter, 60 leases', async () => {
     const { riverQueue } = await import('../../src/libraries/river/adapter.js');
     expect(adapterProblems(riverQueue)).toEqual([]);
-    const { lease, record } = settleQueueTerms(riverQueue, LEASE);
-    // No heartbeat: the lease is the rescue horizon, held for its whole length.
-    expect(lease).toEqual({ ...LEASE, heartbeatMs: 800, extendByMs: 800 });
+    const SECOND = { durationMs: 1_000, heartbeatMs: 250, extendByMs: 1_000, pollMs: 50 };
+    const { lease, record, settings } = settleQueueTerms(riverQueue, SECOND);
+    // k = 1 s / 1 min: River's 1 h rescue is 60 s, its 1 s poll 16.7 ms (+ River's 10 ms jitter).
+    expect(settings?.k).toBeCloseTo(1 / 60);
+    expect(settings?.values).toMatchObject({ JobTimeout: 1_000, RescueStuckJobsAfter: 60_000 });
+    expect(settings?.values.FetchPollInterval).toBeCloseTo(1_000 / 60);
+    expect(settings?.values.FetchCooldown).toBeCloseTo(100 / 60);
+    expect(settings?.values.JobRescuerIntervalDefault).toBe(500);
+    expect(settings?.values.electIntervalTTLPaddingDefault).toBeCloseTo(10_000 / 60);
+    // No heartbeat: the checkers' lease is the rescue horizon, held for its whole length.
+    expect(lease).toEqual({
+      durationMs: 60_000,
+      heartbeatMs: 60_000,
+      extendByMs: 60_000,
+      pollMs: 1_000 / 60 + 10,
+    });
     expect(record?.extendsLease).toBe(false);
-    // k = 50 ms / 1 s: rescuer 30 s → 1.5 s, scheduler 5 s → 250 ms, first backoff ≤ 1.1 s → 55 ms.
-    expect(record?.maintenance?.intervalMs).toBe(1_805);
-    const rescaled = Object.fromEntries(record!.rescaled.map((r) => [r.constant, r.run]));
-    expect(rescaled['job rescuer interval']).toMatch(/^1500 ms \(× 0\.05/);
-    expect(
-      rescaled["leader TTL padding (a killed leader's row outlives it by interval + padding)"],
-    ).toMatch(/^500 ms/);
-    expect(rescaled['fetch cooldown']).toBe('5 ms');
-    expect(queueTermsLines(record).join('\n')).toMatch(
-      /Background sweep every 1805ms: River's job rescuer/,
+    // River cuts each attempt at JobTimeout: I3 judges a job's length against that.
+    expect(record?.attemptLimitMs).toBe(1_000);
+    // Rescuer 30 s → 500 ms, scheduler 5 s → 83.3 ms, first backoff ≤ 1.1 s → 18.3 ms.
+    expect(record?.maintenance?.intervalMs).toBe(602);
+    expect(record?.rescaled).toEqual([]);
+    const lines = queueTermsLines(record).join('\n');
+    expect(lines).toMatch(/Background sweep every 602ms: River's job rescuer/);
+    expect(lines).toMatch(/Setting RescueStuckJobsAfter: 1h in river \(default.*1m in this run/);
+    expect(lines).toMatch(/the scenario's lease \(1s\) is River's JobTimeout/);
+  });
+
+  it("takes River's settings as stated, and River's own default rule for the rescue", async () => {
+    const { riverQueue } = await import('../../src/libraries/river/adapter.js');
+    const SECOND = { durationMs: 1_000, heartbeatMs: 250, extendByMs: 1_000, pollMs: 50 };
+    const stated = (values: Record<string, string>) => ({ values, source: '--setting' });
+    const short = settleQueueTerms(
+      riverQueue,
+      SECOND,
+      false,
+      stated({ RescueStuckJobsAfter: '2m' }),
     );
+    expect(short.lease.durationMs).toBe(2_000);
+    // A JobTimeout over 1 h: River's default rescue is JobTimeout + 1 h (client.go:528-533).
+    const long = settleQueueTerms(riverQueue, SECOND, false, stated({ JobTimeout: '2h' }));
+    expect(long.settings?.values.RescueStuckJobsAfter).toBeCloseTo(1_500);
+    // Held at the machine's floor: 1 s ÷ 2 h × 1 s would poll every 0.14 ms.
+    const poll = long.settings?.settings.find((s) => s.name === 'FetchPollInterval');
+    expect(poll?.runValue).toBe(10);
+    expect(poll?.held?.drives).toMatch(/I8/);
+  });
+
+  it("refuses a RescueStuckJobsAfter below JobTimeout in River's words", async () => {
+    const { riverQueue } = await import('../../src/libraries/river/adapter.js');
+    const SECOND = { durationMs: 1_000, heartbeatMs: 250, extendByMs: 1_000, pollMs: 50 };
+    expect(() =>
+      settleQueueTerms(riverQueue, SECOND, false, {
+        values: { JobTimeout: '10m', RescueStuckJobsAfter: '5m' },
+        source: 'crash.yaml',
+      }),
+    ).toThrow(
+      /crash\.yaml: river refuses these settings: River's NewClient says "RescueStuckJobsAfter cannot be less than JobTimeout".*must be greater than JobTimeout/,
+    );
+    // Equal is what River's code takes; the run says what its docs warn.
+    const equal = settleQueueTerms(riverQueue, SECOND, false, {
+      values: { RescueStuckJobsAfter: '1m' },
+      source: '--setting',
+    });
+    expect(equal.lease.durationMs).toBe(1_000);
+    expect(equal.record?.notes.join('\n')).toMatch(/equals JobTimeout: River takes it/);
   });
 
   it('refuses a native sweep of the wrong shape', () => {

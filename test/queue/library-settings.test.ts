@@ -67,4 +67,27 @@ describe('settleSettings: one time factor for every duration', () => {
       /whole number of at least 1/,
     );
   });
+
+  it('computes a default from other values, and refuses what the library refuses', () => {
+    const spec: LibrarySettingsSpec = {
+      ...SPEC,
+      settings: SPEC.settings.map((x) =>
+        x.name === 'RescueStuckJobsAfter'
+          ? { ...x, defaultFrom: (v) => Math.max(3_600_000, (v.JobTimeout ?? 0) + 3_600_000) }
+          : x,
+      ),
+      refuse: (v) =>
+        (v.RescueStuckJobsAfter ?? 0) < (v.JobTimeout ?? 0) ? 'rescue before timeout' : undefined,
+    };
+    // Unstated: the library's rule; stated: the user's value, and the refusal applies.
+    expect(settleSettings(spec, LEASE, { JobTimeout: '2h' }).values.RescueStuckJobsAfter).toBe(
+      1_500,
+    );
+    expect(
+      settleSettings(spec, LEASE, { RescueStuckJobsAfter: '2m' }).values.RescueStuckJobsAfter,
+    ).toBe(2_000);
+    expect(() => settleSettings(spec, LEASE, { RescueStuckJobsAfter: '30s' }, 'x.yaml')).toThrow(
+      /x\.yaml: demo refuses these settings: rescue before timeout/,
+    );
+  });
 });

@@ -49,7 +49,7 @@ describe('reports of a queue with its own lease terms', () => {
       /- Time compression: lock timeout is interval '4 hours' in the library, interval '200 milliseconds' in this run; rewritten in resetLockedAt/,
     );
     expect(summary).toContain(
-      '- No lease extension: workers send no heartbeat; I7 and I9 cannot judge.',
+      '- No lease extension: workers send no heartbeat; I9 is n/a, I7 is judged from the deadline, and I3 is n/a for a job whose work outlasts one lease.',
     );
     expect(summary).toContain('- Background sweep every 8ms: resetLockedAt.');
     const html = renderTimelineHtml(buildTimelineData(run.history, run.result), '');

@@ -173,4 +173,26 @@ describe('loadScenario on valid files', () => {
       ignoresAbort: false,
     });
   });
+
+  it("takes a library's own settings by library and name, in the library's units", () => {
+    const text = (settings: string) =>
+      [
+        'name: with-settings',
+        'lease: { duration: 1s, heartbeat: 250ms }',
+        settings,
+        'workers: 1',
+        'jobs: { count: 1, handler: { units: 1, unit: { dist: fixed, duration: 10ms } } }',
+        'check: [no-lost-job]',
+      ].join('\n');
+    const scenario = parseScenario(
+      text('settings: { river: { JobTimeout: 10m, MaxWorkers: 2 }, db-scheduler: { threads: 4 } }'),
+    );
+    expect(scenario.settings).toEqual({
+      river: { JobTimeout: '10m', MaxWorkers: 2 },
+      'db-scheduler': { threads: 4 },
+    });
+    expect(() => parseScenario(text('settings: { river: { JobTimeout: soon } }'))).toThrow(
+      /settings\.river\.JobTimeout/,
+    );
+  });
 });

@@ -175,6 +175,24 @@ func TestAPlannedFailureAndACancelledHandler(t *testing.T) {
 	}
 }
 
+func TestAHandlerThatIgnoresCancellationRunsOn(t *testing.T) {
+	var out strings.Builder
+	w := &Worker{out: &out}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	err := w.RunJob(ctx, "1", "1@w", 1, []byte(`{"units":[{"ms":40},{"ms":10},{"ms":10}],"ignoresAbort":true}`))
+	if err != nil {
+		t.Fatalf("a handler deaf to its context ends as it would have: want nil, got %v", err)
+	}
+	events := out.String()
+	if strings.Count(events, `"kind":"abort-ignored"`) != 1 || strings.Contains(events, `"kind":"abort"`) {
+		t.Fatalf("want one abort-ignored (before unit 1) and no abort: %s", events)
+	}
+	if strings.Count(events, `"kind":"unit"`) != 3 {
+		t.Fatalf("want all three units run: %s", events)
+	}
+}
+
 func TestAStallHoldsTheHandler(t *testing.T) {
 	w := &Worker{out: io.Discard}
 	w.onMessage(control{Type: "stall", Ms: 120}, make(chan struct{}), &sync.Once{})

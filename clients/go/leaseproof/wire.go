@@ -54,6 +54,10 @@ type Config struct {
 	Lease       Lease       `json:"lease"`
 	Clock       *Skew       `json:"clock,omitempty"`
 	Starvation  *Starvation `json:"starvation,omitempty"`
+	// Settings is the library's own settings as the run uses them, by the library's names (ms
+	// for a duration, already compressed by the run's time factor); absent for a library that
+	// declares none.
+	Settings map[string]float64 `json:"settings,omitempty"`
 }
 
 // control is one message from the controller.
@@ -76,4 +80,7 @@ type Unit struct {
 type Plan struct {
 	Units        []Unit `json:"units"`
 	FailAttempts int    `json:"failAttempts"`
+	// IgnoresAbort: the handler never looks at its context (River #1258's workers): cancelled,
+	// it runs on to its end; the worker reports once that it did cancel it (abort-ignored).
+	IgnoresAbort bool `json:"ignoresAbort"`
 }

@@ -71,18 +71,30 @@ func (w *Worker) RunJob(ctx context.Context, jobID, token string, attempt int, p
 	if err := json.Unmarshal(payload, &plan); err != nil || plan.Units == nil {
 		return fmt.Errorf("job %s: payload has no \"units\" array: %s", jobID, string(payload))
 	}
+	ignored := false
 	for i, unit := range plan.Units {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && plan.IgnoresAbort {
+			// Recorded by the harness, not seen by the handler: the history must show that the
+			// library did cancel it, so that what follows is judged as the handler's doing.
+			if !ignored {
+				w.Emit("abort-ignored", map[string]any{"jobId": jobID, "token": token, "unit": i})
+			}
+			ignored = true
+		} else if ctx.Err() != nil {
 			w.Emit("abort", map[string]any{"jobId": jobID, "token": token, "unit": i})
 			return ctx.Err()
 		}
 		w.Emit("unit", map[string]any{"jobId": jobID, "token": token, "unit": i, "effect": unit.Effect})
 		end := MonotonicMs() + unit.Ms
-		if unit.Sync {
+		switch {
+		case unit.Sync:
 			// A synchronous unit: this goroutine computes, deaf to its context, to the end.
 			for MonotonicMs() < end {
 			}
-		} else {
+		case plan.IgnoresAbort:
+			// A handler deaf to its context waits its unit out.
+			time.Sleep(time.Duration(unit.Ms * float64(time.Millisecond)))
+		default:
 			select {
 			case <-time.After(time.Duration(unit.Ms * float64(time.Millisecond))):
 			case <-ctx.Done():

@@ -9,16 +9,17 @@
  * Where the lease lives: River has no heartbeat. A running job's lease is its `attempted_at`
  * (the database's clock) plus `RescueStuckJobsAfter`, after which the leader's rescuer — judging
  * "after" on the leader's own wall clock — makes it `retryable`; the holder is the attempt and
- * the client that fetched it. Version: River 0.51.
+ * the client that fetched it. The scenario's lease is River's `JobTimeout` (the deadline of one
+ * attempt's context); every other setting is River's default compressed by the same factor
+ * (`settings.ts`), so RescueStuckJobsAfter — the lease the checkers judge — is 60 leases unless
+ * the user states otherwise. Version: River 0.51.
  */
 import { nativeOnlyPrimitives } from '../../queue/native-only.js';
-import type {
-  LeaseSettings,
-  QueueAdapter,
-  RescaledConstant,
-  SqlClient,
-} from '../../queue/types.js';
+import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
+import { formatDuration } from '../../duration.js';
+import { settleSettings, type SettledSettings } from '../../queue/library-settings.js';
 import { goNativeProgram, goProgramJson } from '../program/go-native.js';
+import { RIVER_RESCUE_RELATION, riverSettings } from './settings.js';
 
 /** The Go program that runs River's client as a native worker. */
 export const RIVER_PROGRAM = 'river-native';
@@ -36,51 +37,27 @@ interface RiverSql {
 /** River's own migrations and the job kind, asked of the program once per process. */
 const riverSql = goProgramJson<RiverSql>(RIVER_PROGRAM, ['--print-sql']);
 
-// River's timing, from its source (client.go, internal/maintenance, internal/leadership).
-const RIVER_DEFAULT_POLL_MS = 1_000;
-const RIVER_CONSTANTS: readonly { constant: string; ms: number; where: string }[] = [
-  {
-    constant: 'job rescuer interval',
-    ms: 30_000,
-    where: 'JobRescuerIntervalDefault (internal/maintenance/job_rescuer.go)',
-  },
-  {
-    constant: 'job scheduler interval (also where a retry is written available or retryable)',
-    ms: 5_000,
-    where: 'JobSchedulerIntervalDefault (internal/maintenance/job_scheduler.go)',
-  },
-  {
-    constant: 'leader election interval',
-    ms: 5_000,
-    where: 'electIntervalDefault (internal/leadership/elector.go)',
-  },
-  {
-    constant: 'leader election jitter',
-    ms: 1_000,
-    where: 'electIntervalJitterDefault (internal/leadership/elector.go)',
-  },
-  {
-    constant: "leader TTL padding (a killed leader's row outlives it by interval + padding)",
-    ms: 10_000,
-    where: 'electIntervalTTLPaddingDefault (internal/leadership/elector.go)',
-  },
-  {
-    constant: "leader's local trust margin",
-    ms: 1_000,
-    where: 'leaderLocalDeadlineSafetyMargin (internal/leadership/elector.go)',
-  },
-];
+// River's first retry waits attempt⁴ = 1 unit of its backoff, plus up to 10 % jitter
+// (DefaultClientRetryPolicy); the rescuer's retry of a job on its first attempt is that one.
+const FIRST_RETRY_LONGEST = 1.1;
 
-// River's first retry waits attempt⁴ s = 1 s, plus up to 10 % jitter (DefaultClientRetryPolicy).
-const FIRST_RETRY_LONGEST_MS = 1_100;
-
-function compression(lease: LeaseSettings): number {
-  return lease.pollMs / RIVER_DEFAULT_POLL_MS;
+/**
+ * River's settled values for a run. A caller without them (the simulator) gets River's defaults
+ * compressed so that RescueStuckJobsAfter is the run's lease, as `leaseTerms` makes it.
+ */
+function riverValues(lease: LeaseSettings, settings?: SettledSettings): Record<string, number> {
+  if (settings !== undefined) return settings.values;
+  // River's defaults: RescueStuckJobsAfter (1 h) is 60 × JobTimeout (1 min).
+  return settleSettings(riverSettings, { ...lease, durationMs: lease.durationMs / 60 }).values;
 }
 
-function scaled(ms: number, k: number): string {
-  return `${String(Math.max(1, Math.round(ms * k * 1000) / 1000))} ms`;
+function ms(values: Readonly<Record<string, number>>, name: string): number {
+  const value = values[name];
+  if (value === undefined) throw new Error(`River's settings have no ${name}`);
+  return value;
 }
+
+const shownMs = (v: number): string => formatDuration(Math.round(v * 1000) / 1000);
 
 /** The River 0.51 native adapter. */
 export const riverQueue: QueueAdapter = {
@@ -108,62 +85,65 @@ export const riverQueue: QueueAdapter = {
       OR (o.state IN ('retryable', 'scheduled') AND r.state = 'available')`,
   },
   ...nativeOnlyPrimitives('river'),
+  settings: riverSettings,
   native: {
     description:
-      'River Client (MaxWorkers 1, JobTimeout = RescueStuckJobsAfter = lease, ' +
-      'FetchPollInterval = poll), its timing constants compressed by poll / 1 s',
+      "River Client with River's own settings (JobTimeout = the scenario's lease, every other " +
+      "duration River's default × the same factor), MaxWorkers 1",
     extendsLease: false,
     program: () => goNativeProgram(RIVER_PROGRAM),
     sweep: {
       description:
         "River's job rescuer on the leader makes a running job past RescueStuckJobsAfter " +
-        'retryable (every job rescuer interval), its job scheduler makes it available once its ' +
-        'retry backoff has passed (every job scheduler interval): the sweep allowance is both ' +
-        "intervals plus the first retry's longest backoff; a job rescued again waits a longer " +
-        'backoff (attempt⁴ × k s), which timely-recovery counts against River',
-      intervalMs: (lease) => {
-        const k = compression(lease);
-        const [rescuer, scheduler] = RIVER_CONSTANTS;
-        return Math.round((rescuer!.ms + scheduler!.ms + FIRST_RETRY_LONGEST_MS) * k);
+        'retryable (every JobRescuerIntervalDefault), its job scheduler makes it available once ' +
+        'its retry backoff has passed (every JobSchedulerIntervalDefault): the sweep allowance ' +
+        "is both intervals plus the first retry's longest backoff (1.1 × the backoff unit); a " +
+        'job rescued again waits a longer backoff (attempt⁴ units), which timely-recovery counts ' +
+        'against River',
+      intervalMs: (lease, settings) => {
+        const v = riverValues(lease, settings);
+        return Math.round(
+          ms(v, 'JobRescuerIntervalDefault') +
+            ms(v, 'JobSchedulerIntervalDefault') +
+            FIRST_RETRY_LONGEST * ms(v, 'DefaultClientRetryPolicy'),
+        );
       },
     },
   },
 
-  leaseTerms(requested: LeaseSettings) {
-    const k = compression(requested);
-    const rescaled: RescaledConstant[] = RIVER_CONSTANTS.map(({ constant, ms, where }) => ({
-      constant,
-      library: `${String(ms)} ms`,
-      run: `${scaled(ms, k)} (× ${String(k)}, the run's poll / River's default poll of 1 s)`,
-      statement: `${where}, a constant made a variable in the build's vendored copy (clients/go/cmd/river-native/rescale.json) and set before NewClient`,
-    }));
-    rescaled.push(
-      {
-        constant: 'fetch cooldown',
-        library: '100 ms (FetchCooldownDefault)',
-        run: scaled(100, k),
-        statement: 'Config.FetchCooldown',
-      },
-      {
-        constant: 'retry backoff',
-        library: 'attempt⁴ s ± 10 % (DefaultClientRetryPolicy)',
-        run: `attempt⁴ × ${scaled(1_000, k)} ± 10 %`,
-        statement: "Config.RetryPolicy: River's DefaultClientRetryPolicy, its delay × k",
-      },
-    );
+  leaseTerms(requested: LeaseSettings, settings?: SettledSettings) {
+    const v = riverValues(requested, settings);
+    const timeout = ms(v, 'JobTimeout');
+    const rescue = ms(v, 'RescueStuckJobsAfter');
+    const poll = ms(v, 'FetchPollInterval');
+    // River waits FetchPollInterval plus a jitter of up to max(poll / 10, 10 ms) between polls.
+    const pollWait = poll + Math.max(poll / 10, 10);
+    const notes = [
+      'River 0.51, native mode: its own client, fetch loop, completer, leader election, ' +
+        'rescuer and scheduler, with the settings listed above',
+      `the scenario's lease (${shownMs(requested.durationMs)}) is River's JobTimeout ` +
+        `(${shownMs(timeout)} in this run): River cancels an attempt's context after it, on the ` +
+        "worker's monotonic clock; a handler that ignores cancellation runs on",
+      'River has no heartbeat: the lease the checkers judge is RescueStuckJobsAfter ' +
+        `(${shownMs(rescue)} in this run), after which the leader's rescuer — judging "after" ` +
+        "on its own wall clock against attempted_at, the database's — lets another client take " +
+        "the job; the scenario's heartbeat is not River's to take",
+      `the checkers' poll is FetchPollInterval + River's longest jitter (${shownMs(pollWait)})`,
+      "the maintenance services' random 0–1 s start-up stagger is off (Config.TestOnly)",
+      "not compressed: the completer's 50 ms batch tick, the fetch jitter's 10 ms minimum and " +
+        "River's 10 s query timeouts (constants inside River's functions)",
+    ];
+    if (rescue === timeout) {
+      notes.push(
+        `RescueStuckJobsAfter equals JobTimeout: River takes it, but its docs warn ${RIVER_RESCUE_RELATION}`,
+      );
+    }
     return {
-      lease: { ...requested, heartbeatMs: requested.durationMs, extendByMs: requested.durationMs },
-      notes: [
-        'River 0.51, native mode: its own client, fetch loop, completer, leader election, ' +
-          'rescuer and scheduler',
-        `River has no heartbeat: a job is cut by JobTimeout (${String(requested.durationMs)} ms, ` +
-          "a context deadline on the worker's monotonic clock) and rescued by the leader once " +
-          `attempted_at is older than RescueStuckJobsAfter (${String(requested.durationMs)} ms ` +
-          "on the leader's wall clock); the scenario's heartbeat is not River's to take",
-        "the maintenance services' random 0–1 s start-up stagger is off (Config.TestOnly)",
-        'MaxWorkers 1: a worker runs one job at a time',
-      ],
-      rescaled,
+      lease: { durationMs: rescue, heartbeatMs: rescue, extendByMs: rescue, pollMs: pollWait },
+      notes,
+      rescaled: [],
+      // River cuts each attempt at JobTimeout: a job longer than that never completes.
+      attemptLimitMs: timeout,
     };
   },
 

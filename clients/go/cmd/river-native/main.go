@@ -6,14 +6,15 @@
 // River has no heartbeat: a job runs under JobTimeout (a context deadline on this process's
 // monotonic clock), and the leader's rescuer sets a running job whose attempted_at (the
 // database's now() at fetch) is older than RescueStuckJobsAfter — measured against the leader's
-// own wall clock — back to retryable. The run's lease is both: JobTimeout = RescueStuckJobsAfter
-// = the lease (River refuses a rescue sooner than the timeout).
+// own wall clock — back to retryable.
 //
-// Time compression: River's timing constants are scaled by k = the run's poll interval / River's
-// default poll interval (1 s): the fetch cooldown, the retry backoff, and — through the build's
-// overlay (rescale.json) — the rescuer and scheduler intervals and the leader election's
-// interval, jitter, TTL padding and trust margin. TestOnly removes the maintenance services'
-// random 0–1 s start-up stagger. leaseproof states each of these in the run's lease terms.
+// Every setting comes from the config's `settings`, by River's names (ms for a duration), as
+// leaseproof settled them for the run (src/libraries/river/settings.ts): River's defaults — or
+// the user's — compressed by one time factor, the scenario's lease being JobTimeout. That covers
+// River's Config fields, the retry backoff's unit (DefaultClientRetryPolicy's 1 s) and, through
+// the build's overlay (rescale.json), the rescuer and scheduler intervals and the leader
+// election's interval, jitter, TTL padding and trust margin. This program derives nothing from
+// the lease. TestOnly removes the maintenance services' random 0–1 s start-up stagger.
 //
 // `river-native --print-sql` prints River's migrations (its schema) as JSON for the controller.
 //
@@ -24,6 +25,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -45,9 +47,6 @@ import (
 
 // Kind is the River job kind leaseproof enqueues.
 const Kind = "leaseproof"
-
-// riverDefaultPoll is River's FetchPollIntervalDefault: the time base of the compression.
-const riverDefaultPoll = time.Second
 
 // PlanArgs is a job's args: leaseproof's handler plan.
 type PlanArgs struct {
@@ -77,15 +76,69 @@ func Token(job *rivertype.JobRow) string {
 	return fmt.Sprintf("%d@%s", job.Attempt, client)
 }
 
-// scaledRetry is River's default retry policy (attempt⁴ s, ±10 % jitter) compressed by k.
+// scaledRetry is River's default retry policy (attempt⁴ s, ±10 % jitter) with its 1 s unit
+// replaced by the run's.
 type scaledRetry struct {
-	k float64
+	unit time.Duration
 }
 
 func (s scaledRetry) NextRetry(job *rivertype.JobRow) time.Time {
 	now := time.Now()
 	delay := (&river.DefaultClientRetryPolicy{}).NextRetry(job).Sub(now)
-	return now.Add(time.Duration(float64(delay) * s.k))
+	return now.Add(time.Duration(float64(delay) * float64(s.unit) / float64(time.Second)))
+}
+
+// settings reads the run's River settings by name from the config (ms for a duration): every
+// one leaseproof sends must be there, or the run is refused rather than run on other values.
+type settings map[string]float64
+
+func (s settings) duration(name string) (time.Duration, error) {
+	v, ok := s[name]
+	if !ok || !(v > 0) {
+		return 0, fmt.Errorf("the config's settings have no positive %s (got %v)", name, s[name])
+	}
+	return time.Duration(v * float64(time.Millisecond)), nil
+}
+
+func (s settings) count(name string) (int, error) {
+	v, ok := s[name]
+	if !ok || v < 1 || v != float64(int(v)) {
+		return 0, fmt.Errorf("the config's settings have no whole %s of at least 1 (got %v)", name, s[name])
+	}
+	return int(v), nil
+}
+
+// riverConfig is the run's River timing: Config fields, the backoff unit and the constants.
+type riverConfig struct {
+	jobTimeout, rescueAfter, poll, cooldown, stuckThreshold, backoffUnit time.Duration
+	maxWorkers                                                           int
+	constants                                                            river.LeaseproofConstants
+}
+
+func readSettings(s settings) (riverConfig, error) {
+	var c riverConfig
+	var errs []error
+	d := func(name string, into *time.Duration) {
+		v, err := s.duration(name)
+		errs = append(errs, err)
+		*into = v
+	}
+	d("JobTimeout", &c.jobTimeout)
+	d("RescueStuckJobsAfter", &c.rescueAfter)
+	d("FetchPollInterval", &c.poll)
+	d("FetchCooldown", &c.cooldown)
+	d("JobStuckThreshold", &c.stuckThreshold)
+	d("DefaultClientRetryPolicy", &c.backoffUnit)
+	d("JobRescuerIntervalDefault", &c.constants.JobRescuerIntervalDefault)
+	d("JobSchedulerIntervalDefault", &c.constants.JobSchedulerIntervalDefault)
+	d("electIntervalDefault", &c.constants.ElectIntervalDefault)
+	d("electIntervalJitterDefault", &c.constants.ElectIntervalJitterDefault)
+	d("electIntervalTTLPaddingDefault", &c.constants.ElectIntervalTTLPaddingDefault)
+	d("leaderLocalDeadlineSafetyMargin", &c.constants.LeaderLocalDeadlineSafetyMargin)
+	n, err := s.count("MaxWorkers")
+	errs = append(errs, err)
+	c.maxWorkers = n
+	return c, errors.Join(errs...)
 }
 
 type riverTarget struct {
@@ -93,17 +146,13 @@ type riverTarget struct {
 	client *river.Client[pgx.Tx]
 }
 
-func scale(d time.Duration, k float64) time.Duration {
-	return max(time.Millisecond, time.Duration(float64(d)*k))
-}
-
 func (t *riverTarget) Prepare(ctx context.Context, w *leaseproof.Worker) error {
 	t.close()
-	lease := w.Config.Lease
-	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-	poll := ms(lease.PollMs)
-	k := float64(poll) / float64(riverDefaultPoll)
-	river.LeaseproofRescale(k)
+	timing, err := readSettings(w.Config.Settings)
+	if err != nil {
+		return err
+	}
+	river.LeaseproofSet(timing.constants)
 
 	config, err := pgxpool.ParseConfig(w.Config.DatabaseURL)
 	if err != nil {
@@ -124,12 +173,13 @@ func (t *riverTarget) Prepare(ctx context.Context, w *leaseproof.Worker) error {
 	id := fmt.Sprintf("%s-%08x", w.Config.WorkerID, rand.Uint32())
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		ID:                   id,
-		JobTimeout:           ms(lease.DurationMs),
-		RescueStuckJobsAfter: ms(lease.DurationMs),
-		FetchPollInterval:    poll,
-		FetchCooldown:        min(poll, scale(river.FetchCooldownDefault, k)),
-		RetryPolicy:          scaledRetry{k: k},
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}},
+		JobTimeout:           timing.jobTimeout,
+		RescueStuckJobsAfter: timing.rescueAfter,
+		FetchPollInterval:    timing.poll,
+		FetchCooldown:        timing.cooldown,
+		JobStuckThreshold:    timing.stuckThreshold,
+		RetryPolicy:          scaledRetry{unit: timing.backoffUnit},
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: timing.maxWorkers}},
 		Workers:              workers,
 		TestOnly:             true,
 		Logger:               slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
