@@ -160,7 +160,6 @@ export const pgBossQueue: QueueAdapter = {
   leaseTerms(requested, settings) {
     const terms = leaseInWholeUnits(requested, 1_000, 'seconds (pg-boss expireInSeconds)');
     const pollMs = pgBoss10Value('pollingIntervalSeconds', requested, settings);
-    const retryDelayMs = pgBoss10Value('retryDelay', requested, settings);
     return {
       lease: { ...terms.lease, pollMs },
       notes: [
@@ -169,12 +168,6 @@ export const pgBossQueue: QueueAdapter = {
         ...terms.notes,
         `the worker polls every ${String(pollMs)} ms (pollingIntervalSeconds), not the ` +
           `scenario's ${String(requested.pollMs)} ms`,
-        ...(retryDelayMs > 0 && retryDelayMs % 1_000 !== 0
-          ? [
-              `retryDelay is whole seconds: its ${String(retryDelayMs)} ms runs as ` +
-                `${String(wholeSeconds(retryDelayMs))} s`,
-            ]
-          : []),
       ],
       rescaled: [],
     };
@@ -196,7 +189,8 @@ export const pgBossQueue: QueueAdapter = {
     await bossOver(db).createQueue(PG_BOSS_QUEUE, {
       expireInSeconds: Math.max(1, wholeSeconds(lease.durationMs)),
       retryLimit: pgBoss10Value('retryLimit', lease, ctx?.settings),
-      retryDelay: wholeSeconds(pgBoss10Value('retryDelay', lease, ctx?.settings)),
+      // pg-boss's default: a retry is due at once (see settings.ts).
+      retryDelay: 0,
     });
   },
 

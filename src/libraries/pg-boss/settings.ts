@@ -11,7 +11,9 @@
  * Only the durations that bear on a lease are here. pg-boss's retention and archive settings
  * (`retentionSeconds` 14 days, `deleteAfterSeconds` 7 days, 10's `archiveCompletedAfterSeconds`
  * 12 h) act on jobs no worker holds; compressed by k they would move or delete the rows the audit
- * reads within a minute of a run, so they are left at their defaults. 10's
+ * reads within a minute of a run, so they are left at their defaults. `retryDelay` is 0 in both
+ * (10: plans.js:186; 12: QUEUE_DEFAULTS.retry_delay, plans.js:90): a retry is due at once, there
+ * is nothing to compress, and the queue is created with pg-boss's 0. 10's
  * `monitorStateIntervalSeconds` is off by default (attorney.js:345-350) and counts states only.
  *
  * Sources: pg-boss 10.4.2's npm package (`node_modules/pg-boss/src`), pg-boss 12.38.1's
@@ -43,14 +45,6 @@ const RETRY_LIMIT = (where: string): SettingSpec => ({
   where,
   relation:
     'a job is attempted retryLimit + 1 times; a scenario job that names maxAttempts overrides it',
-});
-
-const RETRY_DELAY = (where: string): SettingSpec => ({
-  name: 'retryDelay',
-  kind: 'duration',
-  default: 0,
-  where,
-  relation: 'whole seconds in pg-boss: a compressed delay is rounded up to the next second',
 });
 
 /** pg-boss 10: the lease is `expireInSeconds`, ended by the supervisor's `expire()`. */
@@ -92,7 +86,6 @@ export const PG_BOSS_10_SETTINGS: LibrarySettingsSpec = {
       where: 'src/attorney.js:290-292',
       floor: POLLING_FLOOR,
     },
-    RETRY_DELAY('src/plans.js:186 (retry_delay default 0); attorney.js:277'),
     RETRY_LIMIT('src/plans.js:184 (retry_limit default 2), :804'),
     {
       name: 'loop wait threshold',
@@ -111,9 +104,12 @@ export const PG_BOSS_10_SETTINGS: LibrarySettingsSpec = {
   ],
 };
 
-/** pg-boss 12's `heartbeatSeconds` when a user states one; 0 is pg-boss's default, none. */
+/**
+ * pg-boss 12's `heartbeatSeconds` when a user states one; pg-boss's default is none (`Infinity`
+ * in the spec, absent from a run's values).
+ */
 function heartbeatOf(values: Readonly<Record<string, number>>): number {
-  return values.heartbeatSeconds ?? 0;
+  return values.heartbeatSeconds ?? Infinity;
 }
 
 /**
@@ -130,7 +126,8 @@ export const PG_BOSS_12_SETTINGS: LibrarySettingsSpec = {
     words:
       'heartbeatSeconds when one is stated (the heartbeat deployment), otherwise ' +
       'expireInSeconds (pg-boss 12 has no heartbeat by default)',
-    ms: (values) => (heartbeatOf(values) > 0 ? heartbeatOf(values) : values.expireInSeconds!),
+    ms: (values) =>
+      Number.isFinite(heartbeatOf(values)) ? heartbeatOf(values) : values.expireInSeconds!,
   },
   settings: [
     {
@@ -146,7 +143,7 @@ export const PG_BOSS_12_SETTINGS: LibrarySettingsSpec = {
     {
       name: 'heartbeatSeconds',
       kind: 'duration',
-      default: 0,
+      default: Infinity,
       where:
         'none by default (docs/api/queues.md: "Default: none (disabled)"; dist/attorney.js:631: ' +
         'null or an integer >= 10)',
@@ -192,14 +189,13 @@ export const PG_BOSS_12_SETTINGS: LibrarySettingsSpec = {
       where: 'dist/attorney.js:639-642',
       floor: POLLING_FLOOR,
     },
-    RETRY_DELAY('dist/plans.js:90 (QUEUE_DEFAULTS.retry_delay 0); attorney.js:624'),
     RETRY_LIMIT('dist/plans.js:89 (QUEUE_DEFAULTS.retry_limit 2)'),
   ],
 };
 
 /** Whether a settled pg-boss 12 run has a heartbeat (a stated `heartbeatSeconds`). */
 export function pgBoss12HasHeartbeat(values: Readonly<Record<string, number>>): boolean {
-  return heartbeatOf(values) > 0;
+  return Number.isFinite(heartbeatOf(values));
 }
 
 /** A pg-boss duration in whole seconds, rounded up (its options are integers or at least 1 s). */

@@ -257,7 +257,8 @@ export function pgBoss12QueueAt(version: string, name = `pg-boss@${version}`): Q
         queue: {
           expireInSeconds: Math.max(1, wholeSeconds(values.expireInSeconds!)),
           retryLimit: values.retryLimit!,
-          retryDelay: wholeSeconds(values.retryDelay!),
+          // pg-boss's default: a retry is due at once (see settings.ts).
+          retryDelay: 0,
         },
       });
       if (pgBoss12HasHeartbeat(values)) {
