@@ -257,6 +257,16 @@ function offsetCause(
       `getting ${setting} of its own`
     );
   }
+  if (perWorker !== undefined && index === claim.grant && deadline <= e.stmtT) {
+    // The worker fetched while its own window was already shut (its heartbeat late, e.g. just
+    // back from a pause): the job was held past its deadline from the moment it was granted.
+    return (
+      `the lease is kept per worker (${perWorker}) and ${e.app}'s window had already closed at ` +
+      `${at(derived, deadline)}, ${round(e.stmtT - deadline)}ms before this fetch: a worker ` +
+      'whose heartbeat was stale took a job it held with no lease left, and any recovery could ' +
+      'take it back at once'
+    );
+  }
   const ratio = (deadline - e.stmtT) / leaseMs;
   for (const [factor, unit] of [
     [1000, 'seconds'],

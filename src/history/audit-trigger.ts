@@ -70,6 +70,20 @@ export async function installAuditTrigger(
       );
     }
   }
+  if (audit.jobRows !== undefined) {
+    try {
+      await client.query(
+        `SELECT (\n${audit.jobRows}\n)::boolean AS v FROM ${table} r WHERE $1::boolean LIMIT 0`,
+        [false],
+      );
+    } catch (error) {
+      throw new AuditDescriptionError(
+        `audit description of table ${audit.table}: the jobRows condition ` +
+          `\`${audit.jobRows}\` does not evaluate over the row r: ${messageOf(error)}`,
+        { cause: error },
+      );
+    }
+  }
   const { rows } = await client.query<{ schema: string }>(
     'SELECT quote_ident(current_schema()) AS schema',
   );
@@ -147,7 +161,7 @@ BEGIN
   IF lp_old_deadline IS NOT DISTINCT FROM lp_new_deadline THEN
     RETURN NULL;
   END IF;
-  FOR r IN SELECT * FROM ${table} r WHERE (\n${liveness.holds}\n) LOOP
+  FOR r IN SELECT * FROM ${table} r WHERE (\n${liveness.holds}\n)${ofJobRows(audit, 'AND')} LOOP
     lp_job := (\n${expressions.jobId}\n)::text;
     lp_holder := (\n${expressions.holder}\n)::text;
     lp_state := (\n${expressions.state}\n)::text;
@@ -244,6 +258,22 @@ function triggerFunctionSql(
   // recorded under a name of its own.
   const bookkeeping = onUpdateWhere(audit.bookkeeping, 'RETURN NULL;');
   const sweep = onUpdateWhere(audit.sweep, "lp_app := lp_app || ':sweep';");
+  // The library's own work in the table (a periodic task's jobs) is not a job of the run's.
+  const notJob =
+    audit.jobRows === undefined
+      ? ''
+      : `  IF TG_OP <> 'INSERT' THEN
+    r := OLD;
+    lp_job_row := COALESCE((\n${audit.jobRows}\n)::boolean, false);
+  END IF;
+  IF TG_OP <> 'DELETE' AND NOT lp_job_row THEN
+    r := NEW;
+    lp_job_row := COALESCE((\n${audit.jobRows}\n)::boolean, false);
+  END IF;
+  IF NOT lp_job_row THEN
+    RETURN NULL;
+  END IF;
+`;
   const body = (image: 'old' | 'new', row: 'OLD' | 'NEW') =>
     [
       `r := ${row};`,
@@ -261,8 +291,9 @@ DECLARE
   lp_old_holder text; lp_old_deadline timestamptz; lp_old_state text;
   lp_new_holder text; lp_new_deadline timestamptz; lp_new_state text;
   lp_app text := current_setting('application_name');
+  lp_job_row boolean := false;
 BEGIN
-  IF TG_OP <> 'INSERT' THEN
+${notJob}  IF TG_OP <> 'INSERT' THEN
 ${body('old', 'OLD')}
   END IF;
   IF TG_OP <> 'DELETE' THEN
@@ -276,6 +307,11 @@ ${bookkeeping}${sweep}  INSERT INTO ${auditTable}
 END`;
   const tag = dollarTag(text);
   return `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS ${tag}${text}\n${tag}`;
+}
+
+/** ` <joiner> (jobRows)` over `r`, or nothing when every row of the table is a job. */
+function ofJobRows(audit: AuditDescription, joiner: string): string {
+  return audit.jobRows === undefined ? '' : ` ${joiner} (\n${audit.jobRows}\n)`;
 }
 
 /** plpgsql that runs `then` for an UPDATE whose rows `o` and `r` meet `condition`, if any. */

@@ -67,14 +67,16 @@ export async function prepareQueue(
 
 /**
  * How many jobs are not yet terminal (completed, failed for good, or dead-lettered), read from the lease table
- * through the adapter's audit description — the same view of the queue the audit trigger has.
+ * through the adapter's audit description — the same view of the queue the audit trigger has
+ * (only the run's jobs, `audit.jobRows`).
  */
 export async function unfinishedJobs(client: SqlClient, adapter: QueueAdapter): Promise<number> {
-  const { table, expressions, completion } = adapter.audit;
-  const sql =
-    completion === 'delete'
-      ? `SELECT count(*)::int AS n FROM ${table} r WHERE (${expressions.state}) NOT IN ('failed', 'dead')`
-      : `SELECT count(*)::int AS n FROM ${table} r WHERE (${expressions.state}) NOT IN ('completed', 'failed', 'dead')`;
+  const { table, expressions, completion, jobRows } = adapter.audit;
+  const terminal = completion === 'delete' ? "'failed', 'dead'" : "'completed', 'failed', 'dead'";
+  // The library's own work in the same table (a periodic task's jobs) is not the run's to drain.
+  const ours = jobRows === undefined ? '' : ` AND (${jobRows})`;
+  const sql = `SELECT count(*)::int AS n FROM ${table} r
+    WHERE (${expressions.state}) NOT IN (${terminal})${ours}`;
   const result = await client.query<{ n: number }>(sql);
   return result.rows[0]?.n ?? 0;
 }

@@ -23,7 +23,11 @@ export interface SettingSpec {
   name: string;
   /** `duration`: milliseconds, compressed by k; `count`: a number, never compressed. */
   kind: 'duration' | 'count';
-  /** Its default in the library (ms for a duration). */
+  /**
+   * Its default in the library (ms for a duration). `Infinity` for a duration the library leaves
+   * unset by default, meaning no limit (procrastinate's `shutdown_graceful_timeout = None`): shown
+   * as `none`, and absent from the values a worker program is given.
+   */
   default: number;
   /** Where the default is defined (file and name, or the docs page). */
   where: string;
@@ -92,7 +96,10 @@ export interface SettledSettings {
   /** What the scenario's lease stands for, in the library's words. */
   anchor: string;
   settings: SettledSetting[];
-  /** Every setting's run value by name (ms for durations): what a worker program is given. */
+  /**
+   * Every setting's run value by name (ms for durations): what a worker program is given. A
+   * setting with no limit (`Infinity`, the library's None) is absent: the program leaves it unset.
+   */
   values: Record<string, number>;
 }
 
@@ -129,6 +136,7 @@ function statedValue(spec: SettingSpec, raw: string | number, source: string): n
 
 function shown(kind: 'duration' | 'count', value: number): string {
   if (kind === 'count') return String(value);
+  if (value === Infinity) return 'none';
   return formatDuration(Math.round(value * 1000) / 1000);
 }
 
@@ -209,7 +217,9 @@ export function settleSettings(
     k,
     anchor: anchorWords,
     settings,
-    values: Object.fromEntries(settings.map((s) => [s.name, s.runValue])),
+    values: Object.fromEntries(
+      settings.filter((s) => Number.isFinite(s.runValue)).map((s) => [s.name, s.runValue]),
+    ),
   };
 }
 

@@ -175,6 +175,14 @@ export interface AuditDescription {
   /** Whether completing a job updates its row (to state 'completed') or deletes it. */
   completion: 'update' | 'delete';
   /**
+   * A SQL condition over the row `r` that holds for the run's jobs, when the table also holds the
+   * library's own work: procrastinate's documented stalled-job recovery is a periodic task whose
+   * jobs (`retry_stalled_jobs`) live in `procrastinate_jobs` beside the scenario's. Rows that do
+   * not meet it are neither recorded nor waited for by the drain; what that work does to the
+   * run's jobs (its `retry_job` on a stalled one) is recorded on their rows. Absent: every row.
+   */
+  jobRows?: string;
+  /**
    * Where the lease is kept alive, when not in the job's row: procrastinate's workers heartbeat
    * in a row of their own (`procrastinate_workers.last_heartbeat`), and a job's deadline is its
    * worker's heartbeat plus the stalled timeout. A heartbeat then changes no job row, so a second

@@ -123,6 +123,9 @@ function auditProblems(audit: unknown): string[] {
       problems.push(wrong(`audit.${key}`, audit[key], 'a SQL condition over the rows `o` and `r`'));
     }
   }
+  if (audit.jobRows !== undefined && !isText(audit.jobRows)) {
+    problems.push(wrong('audit.jobRows', audit.jobRows, 'a SQL condition over the row `r`'));
+  }
   const { liveness } = audit;
   if (liveness !== undefined) {
     if (!isObject(liveness)) {

@@ -113,7 +113,11 @@ describe('checkers and a queue without lease extension', () => {
     // Judged per job, the same grant is 50 ms short.
     expect(check(leaseHonored, history(false, 300)).valid).toBe('invalid');
     // A window that had already ended when the job was fetched is no lease at all.
-    expect(check(leaseHonored, history(true, 140)).valid).toBe('invalid');
+    const closed = check(leaseHonored, history(true, 140));
+    expect(closed.valid).toBe('invalid');
+    expect(closed.evidence[0]?.message).toMatch(
+      /window had already closed at \+140ms, 10ms before this fetch: a worker whose heartbeat was stale took a job/,
+    );
   });
 
   it("I9 warns, never fails, on an expiry after a blocked loop the library's usage contract rules out", () => {

@@ -6,6 +6,7 @@ import { installAuditTrigger } from '../../src/history/audit-trigger.js';
 import { AuditDataError, AuditDescriptionError } from '../../src/history/history-errors.js';
 import type { AuditEvent } from '../../src/history/types.js';
 import { loadQueueAdapter } from '../../src/libraries/load-adapter.js';
+import { unfinishedJobs } from '../../src/pool/queue-database.js';
 import { referenceQueue } from '../../src/queue/reference-queue.js';
 import type { QueueAdapter } from '../../src/queue/types.js';
 import { nativeOnlyPrimitives } from '../../src/queue/native-only.js';
@@ -381,6 +382,67 @@ describe('the audit of a lease kept alive in another table (audit.liveness)', ()
     };
     await expect(openAuditedDb(env, broken)).rejects.toThrow(
       /liveness deadline `l.no_such_column` does not evaluate over lv_jobs r and lv_workers l/,
+    );
+  });
+});
+
+/**
+ * procrastinate's shape with its own work beside the run's in the same table: the stalled-job
+ * recipe is a periodic task whose jobs are rows of the job table (`task = 'recipe'`).
+ */
+const periodicQueue: QueueAdapter = {
+  ...livenessQueue,
+  name: 'periodic',
+  audit: { ...livenessQueue.audit, jobRows: "r.task = 'run'" },
+  async setup(db) {
+    await livenessQueue.setup(db);
+    await db.query("ALTER TABLE lv_jobs ADD COLUMN task text NOT NULL DEFAULT 'run'");
+  },
+};
+
+describe("the audit of a table that also holds the library's own work (audit.jobRows)", () => {
+  it("records the run's jobs only: the periodic task's rows, its grant and heartbeats are not", async () => {
+    const db = await openAuditedDb(env, periodicQueue);
+    try {
+      const [job] = await db.enqueue(1);
+      const w1 = await db.client('w1');
+      await db.setup.query('INSERT INTO lv_workers VALUES (1, now())');
+      const { rows } = await w1.query<{ id: string }>(
+        "INSERT INTO lv_jobs (task) VALUES ('recipe') RETURNING id::text AS id",
+      );
+      const recipe = rows[0]!.id;
+      await w1.query("UPDATE lv_jobs SET status = 'doing', worker_id = 1 WHERE id IN ($1, $2)", [
+        job,
+        recipe,
+      ]);
+      await w1.query('UPDATE lv_workers SET last_heartbeat = now() WHERE id = 1');
+      // The recipe's job puts the run's job back (procrastinate's retry_job), then finishes.
+      await w1.query("UPDATE lv_jobs SET status = 'todo', worker_id = NULL WHERE id = $1", [job]);
+      await w1.query("UPDATE lv_jobs SET status = 'done' WHERE id = $1", [recipe]);
+      const events = await readAuditEvents(await db.observer());
+      expect(new Set(events.map((e) => e.job))).toEqual(new Set([job]));
+      expect(events.map((e) => [e.op, e.old?.state ?? null, e.new?.state ?? null])).toEqual([
+        ['insert', null, 'pending'],
+        ['update', 'pending', 'held'],
+        ['update', 'held', 'held'],
+        ['update', 'held', 'pending'],
+      ]);
+      // The drain waits for the run's job, not for the library's own.
+      expect(await unfinishedJobs(db.setup, periodicQueue)).toBe(1);
+      await db.setup.query("UPDATE lv_jobs SET status = 'todo' WHERE id = $1", [recipe]);
+      expect(await unfinishedJobs(db.setup, periodicQueue)).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('is refused with the condition named when it does not evaluate', async () => {
+    const broken: QueueAdapter = {
+      ...periodicQueue,
+      audit: { ...periodicQueue.audit, jobRows: 'r.no_such_column' },
+    };
+    await expect(openAuditedDb(env, broken)).rejects.toThrow(
+      /the jobRows condition `r.no_such_column` does not evaluate over the row r/,
     );
   });
 });

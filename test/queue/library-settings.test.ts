@@ -68,6 +68,23 @@ describe('settleSettings: one time factor for every duration', () => {
     );
   });
 
+  it('keeps a duration the library leaves unset (None, no limit) unset: shown, not given', () => {
+    const spec: LibrarySettingsSpec = {
+      ...SPEC,
+      settings: [
+        ...SPEC.settings,
+        { name: 'shutdownTimeout', kind: 'duration', default: Infinity, where: 'worker.py' },
+      ],
+    };
+    const s = settleSettings(spec, LEASE);
+    expect(s.values).not.toHaveProperty('shutdownTimeout');
+    expect(settingsLines(s).join('\n')).toMatch(
+      /shutdownTimeout: none in demo .*, none in this run/,
+    );
+    const stated = settleSettings(spec, LEASE, { shutdownTimeout: '2m' });
+    expect(stated.values.shutdownTimeout).toBeCloseTo(2_000);
+  });
+
   it('computes a default from other values, and refuses what the library refuses', () => {
     const spec: LibrarySettingsSpec = {
       ...SPEC,

@@ -2,59 +2,57 @@
  * procrastinate (Python) under test in native mode: its own worker (`App.run_worker_async`) is
  * the worker — its fetch, its worker heartbeat, its finish and its retry — run by
  * `leaseproof_client.targets.procrastinate_native` in leaseproof's Python environment, its pool
- * opened at the worker's own proxied URL. The controller installs procrastinate's own schema,
- * enqueues with procrastinate's own `procrastinate_defer_jobs_v1`, and runs the stalled-job
- * recipe of procrastinate's documentation (`get_stalled_jobs` + `retry_job`) with the
- * statements procrastinate itself runs for them (printed by that module).
+ * opened at the worker's own proxied URL. The controller installs procrastinate's own schema and
+ * enqueues with procrastinate's own `procrastinate_defer_jobs_v1`; nothing else.
  *
  * Where the lease lives: not in the job row. A `doing` job names its worker (`worker_id`); the
  * worker heartbeats its own row (`procrastinate_workers.last_heartbeat`); a job is stalled once
- * that heartbeat is older than the stalled timeout (the run's lease). The audit follows it there
- * (`audit.liveness`): every heartbeat is an extension of each job its worker holds.
- * Version: procrastinate 3.10.
+ * that heartbeat is older than the recipe's `seconds_since_heartbeat` (the run's lease). The
+ * audit follows it there (`audit.liveness`): every heartbeat is an extension of each job its
+ * worker holds.
+ *
+ * Who recovers a stalled job: procrastinate's documented recipe, as its users deploy it — the
+ * periodic task `retry_stalled_jobs` defined in the worker program's app, deferred by
+ * procrastinate's own periodic deferrer inside every worker (one job per tick: its queueing
+ * lock) and run by whichever worker fetches it, behind the jobs already waiting. Its
+ * `retry_job` on a stalled job is a sweep (`DerivedHistory.sweeps`); its own rows in
+ * `procrastinate_jobs` are not the run's jobs (`audit.jobRows`). Version: procrastinate 3.10.
  */
+import { formatDuration } from '../../duration.js';
+import {
+  formatFactor,
+  settingValue,
+  settleSettings,
+  type SettledSettings,
+} from '../../queue/library-settings.js';
 import { nativeOnlyPrimitives } from '../../queue/native-only.js';
 import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
 import { programClockLimits } from '../program/program-clock.js';
-import { librarySql, pythonNativeProgram } from '../program/python-native.js';
+import { pythonNativeProgram } from '../program/python-native.js';
+import { PROCRASTINATE_MODULE, RUN_TASK, procrastinateSql } from './library-sql.js';
+import { PROCRASTINATE_SETTINGS, RECIPE_CRON, recipeCron } from './settings.js';
 
-/** The Python module that runs procrastinate's worker as a native worker. */
-export const PROCRASTINATE_MODULE = 'leaseproof_client.targets.procrastinate_native';
+export { PROCRASTINATE_MODULE, positional } from './library-sql.js';
 
-// The run's stalled timeout, read by the audit's deadline expressions.
+// The run's stalled horizon, read by the audit's deadline expressions.
 const TERMS_TABLE = 'leaseproof_procrastinate_terms';
 
-interface ProcrastinateSql {
-  version: string;
-  install: string;
-  stalled: string;
-  retry: string;
-  queue: string;
-  task: string;
-}
+const LEASE_SECONDS = `(SELECT stalled_timeout FROM ${TERMS_TABLE})`;
 
-/** procrastinate's own schema and statements, asked of procrastinate once per process. */
-const procrastinateSql = librarySql<ProcrastinateSql>(PROCRASTINATE_MODULE);
+const settledOf = (lease: LeaseSettings, settings?: SettledSettings): SettledSettings =>
+  settings ?? settleSettings(PROCRASTINATE_SETTINGS, lease);
+
+const ms = (value: number): string => formatDuration(Math.round(value * 1000) / 1000);
 
 /**
- * A statement of procrastinate's with psycopg's `%(name)s` placeholders, for node-postgres:
- * each name becomes `$n` (the same name, the same number) and `values` are put in that order.
+ * The longest a stalled job waits past its horizon for the recipe, by design: one period of the
+ * cron, the deferrer's oversleep (`MARGIN`), then a free worker's fetch of the recipe's job.
  */
-export function positional(
-  text: string,
-  values: Record<string, unknown>,
-): { text: string; values: unknown[] } {
-  const names: string[] = [];
-  const converted = text.replace(/%\((\w+)\)s/g, (_, name: string) => {
-    if (!(name in values)) throw new Error(`no value for %(${name})s`);
-    let index = names.indexOf(name);
-    if (index < 0) index = names.push(name) - 1;
-    return `$${index + 1}`;
-  });
-  return { text: converted, values: names.map((n) => values[n]) };
+function recipeWaitMs(settings: SettledSettings): number {
+  return (
+    recipeCron(settingValue(settings, RECIPE_CRON)).maxGapMs + settingValue(settings, 'MARGIN')
+  );
 }
-
-const LEASE_SECONDS = `(SELECT stalled_timeout FROM ${TERMS_TABLE})`;
 
 /** The procrastinate 3.x native adapter. */
 export const procrastinateQueue: QueueAdapter = {
@@ -78,6 +76,15 @@ export const procrastinateQueue: QueueAdapter = {
         ELSE 'failed' END`,
     },
     completion: 'update',
+    // The recipe's own jobs (retry_stalled_jobs) share the table; the run's are its task's.
+    jobRows: `r.task_name = '${RUN_TASK}'`,
+    // The recipe's retry_job, run by whichever worker runs retry_stalled_jobs: a doing job put
+    // back to todo while its worker's heartbeat is past the horizon (or its worker row is gone)
+    // is the library's sweep, not that worker's write on a job it never held. A worker's own
+    // retry of its job looks the same in the row; it is told apart by its fresh heartbeat.
+    sweep: `o.status = 'doing' AND r.status = 'todo' AND NOT EXISTS (
+      SELECT 1 FROM procrastinate_workers w WHERE w.id = o.worker_id
+        AND w.last_heartbeat >= now() - ${LEASE_SECONDS})`,
     // worker_id cleared when its worker row is deleted (ON DELETE SET NULL): unregistered at a
     // stop, or pruned as stalled by a worker starting. Only a `doing` job loses its holder by it.
     bookkeeping: `o.status = r.status AND o.status <> 'doing'
@@ -97,59 +104,95 @@ export const procrastinateQueue: QueueAdapter = {
       'plain def task in a thread: "your synchronous function will be executed by an ' +
       'asynchronous worker in a thread" (https://procrastinate.readthedocs.io/en/stable/' +
       'discussions.html); blocking work belongs in a def task, not an async one',
+    // Past the horizon a job is only *eligible*: it leaves its worker when the recipe acts.
+    fencedOnly:
+      'procrastinate takes a job from its worker only when the stalled-job recipe acts: past ' +
+      'the horizon the job is one that "can be fetched by the JobManager.get_stalled_jobs ' +
+      'method" and "can then be retried for example by a periodic task" ' +
+      '(https://procrastinate.readthedocs.io/en/stable/howto/production/retry_stalled_jobs.html); ' +
+      'it fences nothing after that — procrastinate_finish_job_v1 checks the status, not the ' +
+      'worker — so a finish after the recipe gave the job to another worker is still a violation',
   },
   ...nativeOnlyPrimitives('procrastinate'),
+  settings: PROCRASTINATE_SETTINGS,
   native: {
     description:
-      'procrastinate App.run_worker_async(concurrency=1, update_heartbeat_interval=heartbeat, ' +
-      'stalled_worker_timeout=lease, fetch_job_polling_interval=poll, delete_jobs="never")',
+      'procrastinate App.run_worker_async(concurrency, update_heartbeat_interval, ' +
+      'stalled_worker_timeout, fetch_job_polling_interval, abort_job_polling_interval, ' +
+      'shutdown_graceful_timeout: the settings × k, delete_jobs="never"), all queues, with the ' +
+      "docs' periodic task retry_stalled_jobs in its app",
     extendsLease: true,
     program: () => pythonNativeProgram(PROCRASTINATE_MODULE),
-  },
-
-  leaseTerms(requested: LeaseSettings) {
-    return {
-      lease: { ...requested, extendByMs: requested.durationMs },
-      notes: [
-        'procrastinate 3.10, native mode: its own worker (App.run_worker_async)',
-        'the lease is the stalled timeout: a job is stalled when its worker’s heartbeat ' +
-          '(procrastinate_workers.last_heartbeat, one per worker, not per job) is older than it; ' +
-          `the heartbeat interval is the scenario's ${requested.heartbeatMs} ms ` +
-          '(update_heartbeat_interval), and each heartbeat moves the deadline to now + lease',
-        'stalled jobs go back to the queue only through procrastinate’s documented recipe ' +
-          '(get_stalled_jobs + retry_job, a periodic task the user writes); the harness runs it ' +
-          `every poll interval (${requested.pollMs} ms)`,
-      ],
-      rescaled: [],
-    };
-  },
-
-  maintenance: {
-    description:
-      "procrastinate's stalled-job recipe: get_stalled_jobs (select_stalled_jobs_by_heartbeat) " +
-      'then retry_job (procrastinate_retry_job_v2) for each, every poll interval',
-    intervalMs: (lease) => lease.pollMs,
-    async run(db, ctx) {
-      const { stalled, retry, queue, task } = await procrastinateSql();
-      const seconds = String(ctx.lease.durationMs / 1000);
-      const select = positional(stalled, {
-        seconds_since_heartbeat: seconds,
-        queue,
-        task_name: task,
-      });
-      const { rows } = await db.query<{ id: string }>(select.text, select.values);
-      for (const row of rows) {
-        const call = positional(retry, {
-          job_id: row.id,
-          retry_at: null,
-          new_priority: null,
-          new_queue_name: null,
-          new_lock: null,
-        });
-        // A job finished or retried meanwhile is refused by procrastinate: the next pass sees.
-        await db.query(call.text, call.values).catch(() => undefined);
-      }
+    sweep: {
+      description:
+        "procrastinate's periodic task retry_stalled_jobs (the docs' recipe: get_stalled_jobs, " +
+        "then retry_job for each), deferred by every worker's periodic deferrer once per tick " +
+        '(queueing_lock) and run by whichever worker fetches it',
+      intervalMs: (lease, settings) => recipeWaitMs(settledOf(lease, settings)),
     },
+  },
+
+  leaseTerms(requested: LeaseSettings, settings?: SettledSettings) {
+    const settled = settledOf(requested, settings);
+    const value = (name: string) => settingValue(settled, name);
+    const durationMs = value('seconds_since_heartbeat');
+    const heartbeatMs = value('update_heartbeat_interval');
+    const pollMs = value('fetch_job_polling_interval');
+    const period = value(RECIPE_CRON);
+    const { cron, maxGapMs } = recipeCron(period);
+    const library = (name: string) => settled.settings.find((s) => s.name === name)?.library;
+    const cronWords =
+      maxGapMs === period
+        ? `cron "${cron}"`
+        : `cron "${cron}" (the cron procrastinate can state nearest ${ms(period)}: ` +
+          `no gap between ticks longer than ${ms(maxGapMs)})`;
+    return {
+      lease: { durationMs, heartbeatMs, extendByMs: durationMs, pollMs },
+      notes: [
+        "procrastinate 3.10, native mode: its own worker (App.run_worker_async), the docs' " +
+          'periodic task retry_stalled_jobs in its app',
+        `the scenario's ${String(requested.durationMs)} ms lease is the recipe's stalled horizon ` +
+          `(get_stalled_jobs' seconds_since_heartbeat, ${library('seconds_since_heartbeat') ?? '?'} ` +
+          `in procrastinate): k = ${formatFactor(settled.k)} for every duration of procrastinate, ` +
+          `so the scenario's heartbeat (${String(requested.heartbeatMs)} ms) and poll ` +
+          `(${String(requested.pollMs)} ms) give way to procrastinate's own × k: ` +
+          `update_heartbeat_interval ${ms(heartbeatMs)}, fetch_job_polling_interval ${ms(pollMs)}`,
+        'the lease is kept per worker: a job is stalled when its worker’s heartbeat ' +
+          '(procrastinate_workers.last_heartbeat, one per worker, not per job) is older than the ' +
+          'horizon; each heartbeat moves the deadline of every job the worker holds to now + horizon',
+        'a stalled job goes back to the queue only through retry_stalled_jobs, which every ' +
+          `worker's periodic deferrer defers at ${cronWords} (the docs' "*/10 * * * *" × k) ` +
+          `and oversleeps by MARGIN (${ms(value('MARGIN'))}); one job per tick (its queueing ` +
+          'lock), run by whichever worker fetches it — after the jobs already waiting, since ' +
+          'procrastinate fetches by priority, then id',
+      ],
+      rescaled: [
+        {
+          constant: 'MARGIN',
+          library: '0.5 s (procrastinate/periodic.py:25)',
+          run: ms(value('MARGIN')),
+          statement:
+            'procrastinate.periodic.MARGIN, a module constant the deferrer reads at every ' +
+            'tick, assigned before the worker starts (targets/procrastinate_native.py)',
+        },
+        {
+          constant: 'LISTEN_TIMEOUT',
+          library: '30 s (procrastinate/connector.py:13)',
+          run: ms(value('LISTEN_TIMEOUT')),
+          statement:
+            'the timeout default of PsycopgConnector._loop_notify (bound from ' +
+            'connector.LISTEN_TIMEOUT at import), replaced before the worker starts',
+        },
+        {
+          constant: 'CANCEL_TIMEOUT',
+          library: '1 s (procrastinate/utils.py:222)',
+          run: ms(value('CANCEL_TIMEOUT')),
+          statement:
+            'procrastinate.utils.CANCEL_TIMEOUT, a module constant read at every stop, ' +
+            'assigned before the worker starts',
+        },
+      ],
+    };
   },
 
   async setup(db, ctx) {

@@ -2,11 +2,18 @@
  * procrastinate (Python) in primitives mode: leaseproof's own worker loop — its heartbeat on a
  * thread of its own, its watchdog — driving procrastinate's own statements, run by
  * `leaseproof_client.targets.procrastinate_primitives` (`fetch_job`, `update_heartbeat`,
- * `finish_job`, `retry_job` from `procrastinate.sql.queries`). Setup, enqueue, the audit (the
- * lease in `procrastinate_workers`) and the stalled-job recipe are the native adapter's.
+ * `finish_job`, `retry_job` from `procrastinate.sql.queries`). Setup, enqueue and the audit (the
+ * lease in `procrastinate_workers`) are the native adapter's. No procrastinate worker runs here,
+ * so no periodic deferrer either: the stalled-job recipe's statements are run by the harness
+ * (`harness-recipe.ts`), every poll interval.
  */
 import { statementsQueue } from '../program/statements-queue.js';
 import { procrastinateQueue } from './adapter.js';
+import { harnessRecipe } from './harness-recipe.js';
+
+// leaseproof's loop reports its own fail calls, so a late retry_job is told from the harness's
+// recipe by its call; native mode's sweep condition (the recipe inside a worker) is not needed.
+const { sweep: _nativeSweep, ...audit } = procrastinateQueue.audit;
 
 /** procrastinate 3.x's statements under leaseproof's loop. */
 export const procrastinateStatementsQueue = statementsQueue({
@@ -15,7 +22,8 @@ export const procrastinateStatementsQueue = statementsQueue({
     "procrastinate 3.10's own statements (fetch, worker heartbeat, finish, retry) driven by " +
     "leaseproof's worker loop (heartbeat thread, watchdog); the lease is its stalled timeout.",
   module: 'leaseproof_client.targets.procrastinate_primitives',
-  base: procrastinateQueue,
+  base: { ...procrastinateQueue, audit },
+  maintenance: harnessRecipe,
   leaseTerms: (requested) => ({
     lease: { ...requested, extendByMs: requested.durationMs },
     notes: [

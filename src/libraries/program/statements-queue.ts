@@ -1,5 +1,10 @@
 import type { LibrarySettingsSpec, SettledSettings } from '../../queue/library-settings.js';
-import type { LeaseSettings, LeaseTerms, QueueAdapter } from '../../queue/types.js';
+import type {
+  LeaseSettings,
+  LeaseTerms,
+  QueueAdapter,
+  QueueMaintenance,
+} from '../../queue/types.js';
 import { programQueue } from './program-queue.js';
 import { programClockLimits } from './program-clock.js';
 import { pythonNativeProgram } from './python-native.js';
@@ -18,6 +23,12 @@ export interface StatementsQueueOptions {
   leaseTerms(requested: LeaseSettings, settings?: SettledSettings): LeaseTerms;
   /** The library's settings, when the terms come from them (see `library-settings.ts`). */
   settings?: LibrarySettingsSpec;
+  /**
+   * The harness-run sweep of this mode, where the library's recovery runs inside its own worker
+   * in native mode (procrastinate's periodic task) and no such worker runs here. Absent: the
+   * native adapter's own harness-run sweep, if any.
+   */
+  maintenance?: QueueMaintenance;
 }
 
 /**
@@ -29,6 +40,7 @@ export interface StatementsQueueOptions {
  */
 export function statementsQueue(options: StatementsQueueOptions): QueueAdapter {
   const { base } = options;
+  const maintenance = options.maintenance ?? base.maintenance;
   let program: Promise<QueueAdapter> | undefined;
   let started: QueueAdapter | undefined;
   const statements = (): Promise<QueueAdapter> => {
@@ -46,7 +58,7 @@ export function statementsQueue(options: StatementsQueueOptions): QueueAdapter {
     name: options.name,
     description: options.description,
     audit: base.audit,
-    ...(base.maintenance !== undefined && { maintenance: base.maintenance }),
+    ...(maintenance !== undefined && { maintenance }),
     ...(base.retries !== undefined && { retries: base.retries }),
     setup: (db, ctx) => base.setup(db, ctx),
     teardown: (db) => base.teardown(db),
