@@ -46,7 +46,7 @@ boss.on('error', (error) => process.stderr.write(`pg-boss: ${String(error)}\n`))
 await boss.start();
 try {
   if (request.op === 'setup') {
-    await boss.createQueue(PG_BOSS_QUEUE, { ...request.queue, retryDelay: 0 });
+    await boss.createQueue(PG_BOSS_QUEUE, request.queue);
   } else {
     await boss.insert(
       PG_BOSS_QUEUE,

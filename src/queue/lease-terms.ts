@@ -66,6 +66,12 @@ function termsProblems(terms: unknown): string[] {
   if (!Array.isArray(notes) || notes.some((n) => typeof n !== 'string')) {
     problems.push('notes: expected an array of sentences');
   }
+  const { extendsLease } = terms as Record<string, unknown>;
+  if (extendsLease !== undefined && typeof extendsLease !== 'boolean') {
+    problems.push(
+      `extendsLease: expected true, false or absent, got ${JSON.stringify(extendsLease)}`,
+    );
+  }
   const keys = ['constant', 'library', 'run', 'statement'];
   if (
     !Array.isArray(rescaled) ||

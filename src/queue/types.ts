@@ -88,6 +88,12 @@ export interface LeaseTerms {
   /** Library constants replaced for the run (time compression), each with where it was. */
   rescaled: RescaledConstant[];
   /**
+   * Whether this run's lease is extended, when the library's settings decide it (pg-boss 12
+   * heartbeats only when `heartbeatSeconds` is set); absent: the adapter's own answer
+   * (`native.extendsLease`, or whether it has `extend`).
+   */
+  extendsLease?: boolean;
+  /**
    * The longest the library lets one attempt's handler run before it cuts it, when that is not
    * the lease (River's JobTimeout, against a rescue after RescueStuckJobsAfter): for a queue
    * without lease extension, a job whose work outlasts it can never complete. Absent: the lease.

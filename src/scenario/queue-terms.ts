@@ -54,7 +54,9 @@ export function settleQueueTerms(
       : settleSettings(adapter.settings, requested, stated?.values, stated?.source);
   const terms = leaseTermsOf(adapter, requested, settings);
   // A native worker runs the library's own loop: whether it heartbeats is the library's word.
-  const extendsLease = adapter.native?.extendsLease ?? hasLeaseExtension(adapter);
+  // The run's terms first: a library whose heartbeat is a setting says so per run.
+  const extendsLease =
+    terms.extendsLease ?? adapter.native?.extendsLease ?? hasLeaseExtension(adapter);
   // A harness-run sweep, or the library's own inside its workers: I8 allows for either.
   const maintenance = adapter.maintenance ?? adapter.native?.sweep;
   const retries = adapter.retries !== false;

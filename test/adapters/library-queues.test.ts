@@ -47,10 +47,12 @@ describe('pg-boss 10, through its own fetch / complete / fail / expire', () => {
     expect(run.history.header.queueTerms).toMatchObject({
       requestedLease: { durationMs: 800 },
       extendsLease: false,
-      notes: [
+      notes: expect.arrayContaining([
         expect.stringMatching(/^pg-boss 10\./),
+        expect.stringMatching(/lease is pg-boss's expireInSeconds \(15m, its default\)/),
         expect.stringMatching(/rounded up to 1000 ms/),
-      ],
+      ]) as string[],
+      // maintenanceIntervalSeconds: 120 s × k would be 107 ms; held at pg-boss's least, 1 s.
       maintenance: { intervalMs: 1_000 },
     });
     expectOwnConnections(run.audit, run.history.header.workers);

@@ -35,10 +35,23 @@ const isExtension = (e: AuditEvent) =>
   (e.new.deadline ?? 0) > (e.old.deadline ?? 0);
 
 describe('pg-boss 12 (--queue pg-boss@12)', () => {
+  it('at its defaults it has no heartbeat: the lease is expireInSeconds, never extended', async (ctx) => {
+    if (unavailable !== undefined) return ctx.skip(unavailable);
+    const run = await runShippedScenario(env!, 'pg-boss@12', 'crash-mid-handler');
+    expect(['valid', 'invalid', 'unknown']).toContain(run.result.valid);
+    expect(run.history.header.queueTerms).toMatchObject({ extendsLease: false });
+    expect(run.history.header.queueTerms?.settings?.anchor).toMatch(/otherwise expireInSeconds/);
+    expect(run.audit.filter(isGrant).length).toBeGreaterThanOrEqual(1);
+    expect(run.audit.filter(isExtension)).toEqual([]);
+  }, 300_000);
+
+  // The heartbeat deployment: a stated heartbeatSeconds is the lease (k = lease / 30 s).
   for (const scenario of ['partition-during-heartbeats', 'late-fail-after-takeover']) {
-    it(`${scenario} runs end to end under Node 22 and is judged; its heartbeats are extensions by the holder`, async (ctx) => {
+    it(`${scenario} with heartbeatSeconds stated runs end to end under Node 22 and is judged; its heartbeats are extensions by the holder`, async (ctx) => {
       if (unavailable !== undefined) return ctx.skip(unavailable);
-      const run = await runShippedScenario(env!, 'pg-boss@12', scenario);
+      const run = await runShippedScenario(env!, 'pg-boss@12', scenario, {
+        heartbeatSeconds: '30s',
+      });
       expect(['valid', 'invalid', 'unknown']).toContain(run.result.valid);
       expect(run.history.header.queue).toBe('pg-boss@12');
       expect(run.history.header.queueTerms).toMatchObject({ extendsLease: true });

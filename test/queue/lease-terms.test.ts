@@ -252,11 +252,33 @@ describe('the terms of a native queue whose library sweeps inside its workers (R
 });
 
 describe('the terms of the Node libraries in native mode', () => {
-  it("pg-boss-native: whole-second lease, pg-boss's least poll, its supervisor's allowance", async () => {
+  it("pg-boss-native: whole-second lease, pg-boss's settings at one factor, floors held", async () => {
     const { pgBossNativeQueue } = await import('../../src/libraries/pg-boss/native-adapter.js');
     expect(adapterProblems(pgBossNativeQueue)).toEqual([]);
-    const { lease, record } = settleQueueTerms(pgBossNativeQueue, LEASE);
-    // 800 ms → 1 s (expireInSeconds); 50 ms poll → 500 ms (pollingIntervalSeconds ≥ 0.5).
+    const { lease, record, settings } = settleQueueTerms(pgBossNativeQueue, LEASE);
+    // 800 ms → 1 s (expireInSeconds); k = 800 ms / 15 min: the 2 s poll would be 1.8 ms and is
+    // held at pg-boss's least, 500 ms; the 120 s maintenance would be 107 ms, held at 1 s.
+    expect(lease).toEqual({
+      durationMs: 1_000,
+      heartbeatMs: 1_000,
+      extendByMs: 1_000,
+      pollMs: 500,
+    });
+    expect(settings?.k).toBeCloseTo(800 / 900_000);
+    expect(settings?.values.maintenanceIntervalSeconds).toBe(1_000);
+    expect(record?.extendsLease).toBe(false);
+    // One expire() per maintenanceIntervalSeconds across the workers: two intervals at most.
+    expect(record?.maintenance?.intervalMs).toBe(2_000);
+    const lines = queueTermsLines(record).join('\n');
+    expect(lines).toMatch(/rounded up to 1000 ms/);
+    expect(lines).toMatch(/lease is pg-boss's expireInSeconds \(15m, its default\)/);
+    expect(lines).toMatch(/Setting pollingIntervalSeconds: 2s .*500ms in this run — held/);
+  });
+
+  it('pg-boss@12: no heartbeat by default, so the lease is expireInSeconds, never extended', async () => {
+    const { pgBoss12Queue } = await import('../../src/libraries/pg-boss/v12-adapter.js');
+    expect(adapterProblems(pgBoss12Queue)).toEqual([]);
+    const { lease, record } = settleQueueTerms(pgBoss12Queue, LEASE);
     expect(lease).toEqual({
       durationMs: 1_000,
       heartbeatMs: 1_000,
@@ -265,25 +287,25 @@ describe('the terms of the Node libraries in native mode', () => {
     });
     expect(record?.extendsLease).toBe(false);
     expect(record?.maintenance?.intervalMs).toBe(2_000);
+    expect(record?.rescaled).toEqual([]);
+    expect(record?.fencedOnly).toMatch(/only apply to the attempt it claimed/);
     const lines = queueTermsLines(record).join('\n');
-    expect(lines).toMatch(/rounded up to 1000 ms/);
-    expect(lines).toMatch(/polls at least every 500 ms/);
+    expect(lines).toMatch(/lease is pg-boss-12's expireInSeconds/);
+    expect(lines).toMatch(/no heartbeat by default/);
   });
 
-  it("pg-boss@12: the heartbeat window is the lease, in whole seconds, pg-boss's least stated as rescaled", async () => {
+  it('pg-boss@12 with heartbeatSeconds stated: the heartbeat is the lease, the expiry its cap', async () => {
     const { pgBoss12Queue } = await import('../../src/libraries/pg-boss/v12-adapter.js');
-    expect(adapterProblems(pgBoss12Queue)).toEqual([]);
-    const { lease, record } = settleQueueTerms(pgBoss12Queue, LEASE);
-    // 800 ms → 1 s (heartbeatSeconds), extended by as much; the scenario's heartbeat period kept.
-    expect(lease).toEqual({ durationMs: 1_000, heartbeatMs: 200, extendByMs: 1_000, pollMs: 500 });
+    const stated = { values: { heartbeatSeconds: '30s' }, source: 'test' };
+    const { lease, record, settings } = settleQueueTerms(pgBoss12Queue, LEASE, false, stated);
+    // k = 800 ms / 30 s: expireInSeconds' 15 min is 24 s; pg-boss's own refresh, half the lease.
+    expect(settings?.values.expireInSeconds).toBeCloseTo(24_000);
+    expect(lease).toEqual({ durationMs: 1_000, heartbeatMs: 500, extendByMs: 1_000, pollMs: 500 });
     expect(record?.extendsLease).toBe(true);
-    expect(record?.maintenance?.intervalMs).toBe(2_000);
     expect(record?.rescaled).toEqual([
       expect.objectContaining({ constant: 'least heartbeatSeconds', run: '1 s' }),
     ]);
-    const lines = queueTermsLines(record).join('\n');
-    expect(lines).toMatch(/rounded up to 1000 ms/);
-    expect(lines).toMatch(/expireInSeconds is pg-boss's default, 900 s/);
+    expect(queueTermsLines(record).join('\n')).toMatch(/heartbeat's staleness is the lease/);
   });
 
   it('graphile-worker-native: the lock timeout is the lease, every other duration at its scale', async () => {

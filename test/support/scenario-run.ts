@@ -2,13 +2,23 @@ import type { StartedEnvironment } from '../../src/env/types.js';
 import type { AuditEvent, WorkerHistoryEvent } from '../../src/history/types.js';
 import { runAndCheck } from '../../src/scenario/run-and-check.js';
 import { loadScenario, scenarioToRunPlan } from '../../src/scenario/load-scenario.js';
+import type { StatedSettings } from '../../src/queue/library-settings.js';
 
 /**
  * Runs a shipped scenario (`scenarios/<name>.yaml`) on `queue` and judges it: the history, the
  * verdicts by checker name, and the audit and worker events for a test to look into.
+ * `settings`: the library's own settings, as `--setting` states them.
  */
-export async function runShippedScenario(env: StartedEnvironment, queue: string, name: string) {
-  const plan = scenarioToRunPlan(await loadScenario(`scenarios/${name}.yaml`), { queue });
+export async function runShippedScenario(
+  env: StartedEnvironment,
+  queue: string,
+  name: string,
+  settings?: StatedSettings,
+) {
+  const plan = scenarioToRunPlan(await loadScenario(`scenarios/${name}.yaml`), {
+    queue,
+    ...(settings !== undefined && { settings }),
+  });
   const { history, drained, result } = await runAndCheck(env, plan);
   const byName = Object.fromEntries(result.results.map((r) => [r.checker, r]));
   const audit = history.events.filter((e): e is AuditEvent => e.type === 'audit');

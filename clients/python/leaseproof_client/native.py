@@ -113,6 +113,12 @@ class NativeWorker:
         return dict(self.config["lease"])
 
     @property
+    def settings(self) -> Dict[str, float]:
+        """The library's own settings as the run settled them (ms for a duration); empty when
+        the controller sent none."""
+        return dict(self.config.get("settings") or {})
+
+    @property
     def stopping(self) -> bool:
         return self._stopping
 

@@ -123,3 +123,24 @@ class NativeRunnerTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SettingsTest(unittest.TestCase):
+    def test_the_library_settings_come_from_the_config_and_default_to_none(self):
+        worker = NativeWorker(Target([]), out=io.StringIO(), inp=io.StringIO())
+        worker.config = dict(CONFIG)
+        self.assertEqual(worker.settings, {})
+        worker.config = {**CONFIG, "settings": {"heartbeat_timeout": 1000.0}}
+        self.assertEqual(worker.settings, {"heartbeat_timeout": 1000.0})
+
+
+class PgqueuerSettingTest(unittest.TestCase):
+    def test_a_settled_value_wins_and_a_missing_one_is_the_default_at_the_lease(self):
+        from leaseproof_client.targets.pgqueuer_native import _setting
+
+        worker = NativeWorker(Target([]), out=io.StringIO(), inp=io.StringIO())
+        worker.config = {**CONFIG, "settings": {"dequeue_timeout": 800.0}}
+        self.assertEqual(_setting(worker, "dequeue_timeout", 30_000.0), 800.0)
+        # No settings sent: pgqueuer's default x (lease / heartbeat_timeout's 30 s).
+        self.assertAlmostEqual(_setting(worker, "heartbeat_timeout", 30_000.0), 1000.0)
+

@@ -10,18 +10,22 @@
  * need Node 22).
  *
  * What pg-boss's design fixes, and the adapter states rather than hides:
- * - its lease (`expireInSeconds`) is whole seconds: the scenario's lease is rounded up;
+ * - its settings are its own (`settings.ts`): the scenario's lease is `expireInSeconds` (15 min by
+ *   default), and every other duration is compressed by the same factor — at a 1 s lease,
+ *   `maintenanceIntervalSeconds` (120 s) and `pollingIntervalSeconds` (2 s) fall below what
+ *   pg-boss accepts and are held at its minimums, 1 s and 0.5 s, which the report names;
+ * - its lease is whole seconds: the scenario's lease is rounded up;
  * - it has no lease extension (no heartbeat): `extend` is absent;
- * - an expired job is offered again only once the supervisor has run `expire()`; pg-boss runs it
- *   every `maintenanceIntervalSeconds` (120 by default, 1 at the least): the sweep here runs at the
- *   least, once a second;
+ * - an expired job is offered again only once the supervisor has run `expire()`, once per
+ *   `maintenanceIntervalSeconds`: the harness's sweep runs at that settled interval;
  * - it has no claim token: a claim is named by the job id and pg-boss's `retry_count`, which its
  *   fetch increments on every fetch after the first, so each claim of a job has its own.
  */
 import { randomUUID } from 'node:crypto';
 import { leaseInWholeUnits } from '../../queue/lease-terms.js';
-import type { QueueAdapter, SqlClient } from '../../queue/types.js';
+import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
 import { libraryVersion, requireLibrary, type LibrarySpec } from '../load-library.js';
+import { leaseSentence, PG_BOSS_10_SETTINGS, pgBoss10Value, wholeSeconds } from './settings.js';
 
 /** The pg-boss versions this adapter is for. */
 export const PG_BOSS: LibrarySpec = { name: 'pg-boss', range: '^10.0.0', tested: '10.4.2' };
@@ -32,11 +36,13 @@ export const PG_BOSS_SCHEMA = 'pgboss';
 /** The pg-boss queue the jobs go to. */
 export const PG_BOSS_QUEUE = 'leaseproof';
 
-/** pg-boss's least `maintenanceIntervalSeconds`: the supervisor's `expire()` cadence here. */
-export const PG_BOSS_MAINTENANCE_MS = 1_000;
-
-/** pg-boss's default `retryLimit`: attempts = retryLimit + 1 when a job names none. */
-const PG_BOSS_DEFAULT_RETRY_LIMIT = 2;
+/** The lease of a caller that gives none (a unit test's setup): one second. */
+const DEFAULT_LEASE: LeaseSettings = {
+  durationMs: 1_000,
+  heartbeatMs: 1_000,
+  extendByMs: 1_000,
+  pollMs: 500,
+};
 
 // pg-boss's `db` option: the one method it runs every statement through.
 interface PgBossDb {
@@ -126,7 +132,7 @@ export const pgBossQueue: QueueAdapter = {
   name: 'pg-boss',
   description:
     'pg-boss 10 through its own fetch / complete / fail and its supervisor’s expire(); lease = ' +
-    'expireInSeconds, no lease extension.',
+    'expireInSeconds, no lease extension; its settings compressed by one factor.',
   contract: {
     fencedOnly:
       'pg-boss expires an active job only when its maintenance runs: a job "may be in active ' +
@@ -149,30 +155,41 @@ export const pgBossQueue: QueueAdapter = {
     completion: 'update',
   },
 
-  leaseTerms(requested) {
+  settings: PG_BOSS_10_SETTINGS,
+
+  leaseTerms(requested, settings) {
     const terms = leaseInWholeUnits(requested, 1_000, 'seconds (pg-boss expireInSeconds)');
+    const pollMs = pgBoss10Value('pollingIntervalSeconds', requested, settings);
     return {
-      ...terms,
-      notes: [`pg-boss ${libraryVersion(PG_BOSS)}`, ...terms.notes],
+      lease: { ...terms.lease, pollMs },
+      notes: [
+        `pg-boss ${libraryVersion(PG_BOSS)}`,
+        leaseSentence(settings, requested.durationMs, 'expireInSeconds'),
+        ...terms.notes,
+        `the worker polls every ${String(pollMs)} ms (pollingIntervalSeconds), not the ` +
+          `scenario's ${String(requested.pollMs)} ms`,
+      ],
+      rescaled: [],
     };
   },
 
   maintenance: {
     description:
       "pg-boss's supervisor expire() (failJobsByTimeout: active jobs past started_on + " +
-      'expire_in go to retry, or to failed when their retries are spent), at its least ' +
-      'maintenanceIntervalSeconds, 1 s (its default is 120 s)',
-    intervalMs: () => PG_BOSS_MAINTENANCE_MS,
+      'expire_in go to retry, or to failed when their retries are spent), every ' +
+      'maintenanceIntervalSeconds as the run settled it',
+    intervalMs: (lease, settings) => pgBoss10Value('maintenanceIntervalSeconds', lease, settings),
     run: (db) => bossOver(db).expire(),
   },
 
   async setup(db, ctx) {
     const PgBoss = requireLibrary<PgBossClass>(PG_BOSS);
     await db.query(PgBoss.getConstructionPlans(PG_BOSS_SCHEMA));
-    const leaseMs = ctx?.lease.durationMs ?? 1_000;
+    const lease = ctx?.lease ?? DEFAULT_LEASE;
     await bossOver(db).createQueue(PG_BOSS_QUEUE, {
-      expireInSeconds: Math.max(1, Math.ceil(leaseMs / 1_000)),
-      retryLimit: PG_BOSS_DEFAULT_RETRY_LIMIT,
+      expireInSeconds: Math.max(1, wholeSeconds(lease.durationMs)),
+      retryLimit: pgBoss10Value('retryLimit', lease, ctx?.settings),
+      // pg-boss's default: a retry is due at once (see settings.ts).
       retryDelay: 0,
     });
   },
@@ -184,7 +201,7 @@ export const pgBossQueue: QueueAdapter = {
   async enqueue(db, jobs, ctx) {
     // Ids chosen here, in order: pg-boss's own would come back in no promised order.
     const ids = jobs.map(() => randomUUID());
-    const leaseS = Math.max(1, Math.ceil((ctx?.lease.durationMs ?? 1_000) / 1_000));
+    const leaseS = Math.max(1, wholeSeconds((ctx?.lease ?? DEFAULT_LEASE).durationMs));
     await perCallBoss().insert(
       jobs.map((job, i) => ({
         id: ids[i],

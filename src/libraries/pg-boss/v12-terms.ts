@@ -4,16 +4,13 @@
  * import the adapter's room and never the other way round.
  */
 
-/** pg-boss's least `superviseIntervalSeconds` and `monitorIntervalSeconds`: the supervisor here. */
-export const PG_BOSS_12_SUPERVISE_S = 1;
-
 /** What the controller asks. */
 export type PgBoss12Request =
   | {
       op: 'setup';
       databaseUrl: string;
       applicationName: string;
-      queue: { expireInSeconds: number; retryLimit: number };
+      queue: { expireInSeconds: number; retryLimit: number; retryDelay: number };
     }
   | {
       op: 'enqueue';

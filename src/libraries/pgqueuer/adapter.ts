@@ -9,9 +9,13 @@
  *
  * Where the lease lives: a picked row's `heartbeat` plus the heartbeat timeout (the run's lease);
  * the holder is the row's `queue_manager_id` (one per worker process). Version: pgqueuer 1.6.
+ * Its settings are pgqueuer's own (`settings.ts`): the scenario's lease is `heartbeat_timeout`
+ * (30 s by default), and `dequeue_timeout` and pgqueuer's constants run at the same factor.
  */
 import { nativeOnlyPrimitives } from '../../queue/native-only.js';
+import type { SettledSettings } from '../../queue/library-settings.js';
 import type { LeaseSettings, QueueAdapter, SqlClient } from '../../queue/types.js';
+import { PGQUEUER_SETTINGS, pgqueuerLeaseNote, pgqueuerValue } from './settings.js';
 import { programClockLimits } from '../program/program-clock.js';
 import { librarySql, pythonNativeProgram } from '../program/python-native.js';
 
@@ -66,50 +70,47 @@ export const pgqueuerQueue: QueueAdapter = {
   native: {
     description:
       'pgqueuer QueueManager.run(batch_size=1, max_concurrent_tasks=2, ' +
-      'heartbeat_timeout=lease, dequeue_timeout=poll), entrypoint on_failure="hold"',
+      'heartbeat_timeout and dequeue_timeout as settled), entrypoint on_failure="hold"',
     extendsLease: true,
     program: () => pythonNativeProgram(PGQUEUER_MODULE),
   },
 
-  leaseTerms(requested: LeaseSettings) {
-    const heartbeatMs = requested.durationMs / 2;
+  settings: PGQUEUER_SETTINGS,
+
+  leaseTerms(requested: LeaseSettings, settings?: SettledSettings) {
+    const timeoutMs = pgqueuerValue('heartbeat_timeout', requested, settings);
+    const dequeueMs = pgqueuerValue('dequeue_timeout', requested, settings);
+    const heartbeatMs = timeoutMs / 2;
     return {
       lease: {
-        durationMs: requested.durationMs,
+        durationMs: timeoutMs,
         heartbeatMs,
-        extendByMs: requested.durationMs,
-        pollMs: requested.pollMs,
+        extendByMs: timeoutMs,
+        // pgqueuer's idle wait: its next dequeue, the one that re-picks a stale job.
+        pollMs: dequeueMs,
       },
       notes: [
         'pgqueuer 1.6, native mode: its own QueueManager.run loop',
-        `pgqueuer heartbeats every heartbeat_timeout / 2 (${heartbeatMs} ms), flushed from a ` +
-          `buffer every heartbeat_timeout / 8 (${requested.durationMs / 8} ms); the scenario's ` +
-          `heartbeat of ${requested.heartbeatMs} ms is not pgqueuer's to take`,
+        pgqueuerLeaseNote(requested, settings),
+        `pgqueuer heartbeats every heartbeat_timeout / 2 (${String(heartbeatMs)} ms), flushed ` +
+          `from a buffer every heartbeat_timeout / 8 (${String(timeoutMs / 8)} ms); the ` +
+          `scenario's heartbeat of ${String(requested.heartbeatMs)} ms is not pgqueuer's to take`,
+        `an idle worker dequeues again after dequeue_timeout (${String(dequeueMs)} ms) or a ` +
+          `NOTIFY, not the scenario's ${String(requested.pollMs)} ms poll`,
         'batch_size 1 and max_concurrent_tasks 2 (the smallest cap pgqueuer allows): a worker ' +
           'may hold two jobs at once',
         'no retries and no attempt limit: a failed job is held as failed (on_failure="hold"), ' +
           "a job whose heartbeat went stale is re-picked however often; a scenario's " +
           'maxAttempts is not applied',
       ],
-      rescaled:
-        requested.pollMs < 100
-          ? [
-              {
-                constant: 'minimum dequeue poll interval',
-                library: 'timedelta(seconds=0.1)',
-                run: `${requested.pollMs} ms (the run's poll interval)`,
-                statement:
-                  'QueueManager.min_dequeue_poll_interval (pgqueuer/core/qm.py), set on the ' +
-                  'queue manager before run()',
-              },
-            ]
-          : [],
+      rescaled: [],
     };
   },
 
   async setup(db, ctx) {
     const { install } = await pgqueuerSql();
     await db.query(install);
+    // The run's heartbeat_timeout (the lease the terms settled), read by the audit's deadline.
     const timeout = ctx?.lease.durationMs ?? 30_000;
     await db.query(
       `CREATE TABLE ${TERMS_TABLE} (heartbeat_timeout interval NOT NULL);

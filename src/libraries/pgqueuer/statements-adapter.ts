@@ -6,6 +6,7 @@
  */
 import { statementsQueue } from '../program/statements-queue.js';
 import { pgqueuerQueue } from './adapter.js';
+import { PGQUEUER_SETTINGS, pgqueuerLeaseNote, pgqueuerValue } from './settings.js';
 
 /** pgqueuer 1.x's statements under leaseproof's loop. */
 export const pgqueuerStatementsQueue = statementsQueue({
@@ -15,14 +16,29 @@ export const pgqueuerStatementsQueue = statementsQueue({
     'worker loop (heartbeat thread, watchdog); the lease is its heartbeat timeout.',
   module: 'leaseproof_client.targets.pgqueuer_primitives',
   base: pgqueuerQueue,
-  leaseTerms: (requested) => ({
-    lease: { ...requested, extendByMs: requested.durationMs },
-    notes: [
-      "pgqueuer 1.6, primitives mode: leaseproof's worker loop with pgqueuer's own statements",
-      `the lease is the heartbeat timeout; leaseproof heartbeats every ${requested.heartbeatMs} ms ` +
-        "with pgqueuer's heartbeat statement, which sets heartbeat = NOW()",
-      'no retries: a failed job is held as failed, as on_failure="hold"',
-    ],
-    rescaled: [],
-  }),
+  settings: PGQUEUER_SETTINGS,
+  // pgqueuer's cadences, settled: the lease is heartbeat_timeout, a heartbeat every half of it
+  // (as pgqueuer's own Heartbeat task), an idle poll of dequeue_timeout.
+  leaseTerms: (requested, settings) => {
+    const timeoutMs = pgqueuerValue('heartbeat_timeout', requested, settings);
+    const dequeueMs = pgqueuerValue('dequeue_timeout', requested, settings);
+    return {
+      lease: {
+        durationMs: timeoutMs,
+        heartbeatMs: timeoutMs / 2,
+        extendByMs: timeoutMs,
+        pollMs: dequeueMs,
+      },
+      notes: [
+        "pgqueuer 1.6, primitives mode: leaseproof's worker loop with pgqueuer's own statements",
+        pgqueuerLeaseNote(requested, settings),
+        `leaseproof heartbeats every heartbeat_timeout / 2 (${String(timeoutMs / 2)} ms), as ` +
+          "pgqueuer's Heartbeat task does, with pgqueuer's heartbeat statement (heartbeat = NOW())",
+        `an idle worker polls every dequeue_timeout (${String(dequeueMs)} ms), not the ` +
+          `scenario's ${String(requested.pollMs)} ms`,
+        'no retries: a failed job is held as failed, as on_failure="hold"',
+      ],
+      rescaled: [],
+    };
+  },
 });

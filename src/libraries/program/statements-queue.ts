@@ -1,3 +1,4 @@
+import type { LibrarySettingsSpec, SettledSettings } from '../../queue/library-settings.js';
 import type {
   LeaseSettings,
   LeaseTerms,
@@ -19,7 +20,9 @@ export interface StatementsQueueOptions {
   /** The library's native adapter: its audit, sweep, setup, enqueue and retries are reused. */
   base: QueueAdapter;
   /** The lease terms in this mode. */
-  leaseTerms(requested: LeaseSettings): LeaseTerms;
+  leaseTerms(requested: LeaseSettings, settings?: SettledSettings): LeaseTerms;
+  /** The library's settings, when the terms come from them (see `library-settings.ts`). */
+  settings?: LibrarySettingsSpec;
   /**
    * The harness-run sweep of this mode, where the library's recovery runs inside its own worker
    * in native mode (procrastinate's periodic task) and no such worker runs here. Absent: the
@@ -63,7 +66,8 @@ export function statementsQueue(options: StatementsQueueOptions): QueueAdapter {
     get limits() {
       return programClockLimits();
     },
-    leaseTerms: (requested) => options.leaseTerms(requested),
+    ...(options.settings !== undefined && { settings: options.settings }),
+    leaseTerms: (requested, settings) => options.leaseTerms(requested, settings),
     // The program imports its library (seconds on a busy machine): started before `ready`, not
     // by the first heartbeat inside a lease.
     open: async () => {

@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../../libraries/pg-boss/adapter.js';
 import type { NativeTarget, NativeWorker } from '../native-worker.js';
-import { PG_BOSS_LEAST_POLL_MS } from './pg-boss-target.js';
-import { PG_BOSS_12_SUPERVISE_S } from '../../libraries/pg-boss/v12-terms.js';
+import { settingSeconds } from './pg-boss-target.js';
+import { pgBoss12Value } from '../../libraries/pg-boss/settings.js';
 
 interface WorkJob {
   id: string;
@@ -61,7 +61,9 @@ export class PgBoss12Target implements NativeTarget {
 
   async prepare(worker: NativeWorker): Promise<void> {
     const PgBoss = await importPgBoss12();
-    const { databaseUrl, workerId } = worker.config;
+    const { databaseUrl, workerId, lease, settings } = worker.config;
+    const seconds = (name: string): number =>
+      settingSeconds(settings, name, (l) => pgBoss12Value(name, l), lease);
     const common = {
       connectionString: databaseUrl,
       schema: PG_BOSS_SCHEMA,
@@ -74,8 +76,8 @@ export class PgBoss12Target implements NativeTarget {
       application_name: `${workerId}:sweep`,
       max: 1,
       supervise: true,
-      superviseIntervalSeconds: PG_BOSS_12_SUPERVISE_S,
-      monitorIntervalSeconds: PG_BOSS_12_SUPERVISE_S,
+      superviseIntervalSeconds: seconds('superviseIntervalSeconds'),
+      monitorIntervalSeconds: seconds('monitorIntervalSeconds'),
     });
     // pg-boss emits its loop's errors (a fetch or a heartbeat on a cut connection) and goes on.
     boss.on('error', (error) => worker.log(`pg-boss: ${String(error)}`));
@@ -90,7 +92,7 @@ export class PgBoss12Target implements NativeTarget {
   async run(worker: NativeWorker): Promise<void> {
     const boss = this.boss;
     if (boss === undefined) throw new Error('pg-boss 12 target: run before prepare');
-    const { lease } = worker.config;
+    const { lease, settings } = worker.config;
     const done = new Promise<void>((resolve) => (this.stopped = resolve));
     await boss.work(
       PG_BOSS_QUEUE,
@@ -98,9 +100,13 @@ export class PgBoss12Target implements NativeTarget {
         batchSize: 1,
         // retryCount names the attempt; in early 12.x (12.12.0) only the full row carries it.
         includeMetadata: true,
-        pollingIntervalSeconds: Math.max(PG_BOSS_LEAST_POLL_MS, lease.pollMs) / 1000,
-        // The scenario's heartbeat period; pg-boss's default is half of heartbeatSeconds.
-        heartbeatRefreshSeconds: lease.heartbeatMs / 1000,
+        pollingIntervalSeconds: settingSeconds(
+          settings,
+          'pollingIntervalSeconds',
+          (l) => pgBoss12Value('pollingIntervalSeconds', l),
+          lease,
+        ),
+        // No heartbeatRefreshSeconds: pg-boss's own, half of the job's heartbeatSeconds.
       },
       async ([job]) => {
         if (job === undefined) return;

@@ -11,14 +11,24 @@
  * worker. Its code, timer and cross-instance throttle (`maintained_on`) are pg-boss's own.
  */
 import { PG_BOSS, PG_BOSS_QUEUE, PG_BOSS_SCHEMA } from '../../libraries/pg-boss/adapter.js';
+import { pgBoss10Value } from '../../libraries/pg-boss/settings.js';
 import { requireLibrary } from '../../libraries/load-library.js';
+import type { LeaseSettings } from '../../queue/types.js';
 import type { NativeTarget, NativeWorker } from '../native-worker.js';
 
-/** pg-boss's least `pollingIntervalSeconds` (attorney.js, MIN_POLLING_INTERVAL_MS). */
-export const PG_BOSS_LEAST_POLL_MS = 500;
-
-/** pg-boss's least `maintenanceIntervalSeconds`: the supervisor's cadence here. */
-export const PG_BOSS_NATIVE_MAINTENANCE_S = 1;
+/**
+ * A setting's run value in seconds, as pg-boss takes it: the run's settled value from the worker
+ * config (ms), or — from an older controller that sends none — pg-boss's default compressed to
+ * the lease (the same rule, settled here).
+ */
+export function settingSeconds(
+  settings: Readonly<Record<string, number>> | undefined,
+  name: string,
+  fallback: (lease: LeaseSettings) => number,
+  lease: LeaseSettings,
+): number {
+  return (settings?.[name] ?? fallback(lease)) / 1000;
+}
 
 interface WorkJob {
   id: string;
@@ -53,7 +63,7 @@ export class PgBossTarget implements NativeTarget {
 
   async prepare(worker: NativeWorker): Promise<void> {
     const PgBoss = requireLibrary<PgBossClass>(PG_BOSS);
-    const { databaseUrl, workerId } = worker.config;
+    const { databaseUrl, workerId, lease, settings } = worker.config;
     const common = {
       connectionString: databaseUrl,
       schema: PG_BOSS_SCHEMA,
@@ -66,7 +76,12 @@ export class PgBossTarget implements NativeTarget {
       application_name: `${workerId}:sweep`,
       max: 1,
       supervise: true,
-      maintenanceIntervalSeconds: PG_BOSS_NATIVE_MAINTENANCE_S,
+      maintenanceIntervalSeconds: settingSeconds(
+        settings,
+        'maintenanceIntervalSeconds',
+        (l) => pgBoss10Value('maintenanceIntervalSeconds', l),
+        lease,
+      ),
     });
     // pg-boss emits its loop's errors (a fetch on a cut connection) and goes on polling.
     boss.on('error', (error) => worker.log(`pg-boss: ${String(error)}`));
@@ -86,7 +101,12 @@ export class PgBossTarget implements NativeTarget {
       {
         batchSize: 1,
         includeMetadata: true,
-        pollingIntervalSeconds: Math.max(PG_BOSS_LEAST_POLL_MS, worker.config.lease.pollMs) / 1000,
+        pollingIntervalSeconds: settingSeconds(
+          worker.config.settings,
+          'pollingIntervalSeconds',
+          (l) => pgBoss10Value('pollingIntervalSeconds', l),
+          worker.config.lease,
+        ),
       },
       async ([job]) => {
         if (job === undefined) return;

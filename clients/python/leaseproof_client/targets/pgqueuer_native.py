@@ -4,8 +4,10 @@
 ``picked`` ones whose ``heartbeat`` is older than ``heartbeat_timeout``; a ``Heartbeat`` task
 per job sends ``UPDATE … SET heartbeat = NOW()`` every ``heartbeat_timeout / 2`` through a
 buffer flushed every ``heartbeat_timeout / 8``; a finished job's row is deleted through the
-status-log buffer, all on one asyncpg connection. The handler is leaseproof's plan. The run's lease is the heartbeat timeout;
-the poll interval is the dequeue timeout. ``on_failure="hold"``: a failed job stays in the
+status-log buffer, all on one asyncpg connection. The handler is leaseproof's plan. pgqueuer's
+durations are the run's settled settings (``worker.settings``, ms, each its default × the run's
+one time factor): ``heartbeat_timeout`` is the run's lease, ``dequeue_timeout`` the idle wait,
+``min_dequeue_poll_interval`` pgqueuer's least wait between dequeues. ``on_failure="hold"``: a failed job stays in the
 table as ``failed`` (the default deletes it, which the audit could not tell from a completion);
 pgqueuer does not retry a failed job by itself.
 
@@ -44,9 +46,11 @@ class PgqueuerTarget:
         )
         self.qm = QueueManager(Queries(AsyncpgDriver(self.connection)))
         qm = self.qm
-        # Time compression, stated in the run's lease terms: pgqueuer never re-checks the queue
-        # sooner than min_dequeue_poll_interval (100 ms), a constant, not a parameter.
-        qm.min_dequeue_poll_interval = timedelta(milliseconds=min(100.0, worker.lease["pollMs"]))
+        # pgqueuer never re-checks the queue sooner than min_dequeue_poll_interval (100 ms), a
+        # dataclass field rather than a parameter: set here at the run's time factor.
+        qm.min_dequeue_poll_interval = timedelta(
+            milliseconds=_setting(worker, "min_dequeue_poll_interval", 100.0)
+        )
 
         @qm.entrypoint(ENTRYPOINT, on_failure="hold")
         async def handle(job: Any) -> None:
@@ -54,18 +58,28 @@ class PgqueuerTarget:
             await worker.run_job(str(job.id), str(qm.queue_manager_id), job.attempts + 1, payload)
 
     async def run(self, worker: NativeWorker) -> None:
-        lease = worker.lease
         # The smallest batch pgqueuer allows with a cap: max_concurrent_tasks >= 2 x batch_size.
         await self.qm.run(
-            dequeue_timeout=timedelta(milliseconds=lease["pollMs"]),
+            dequeue_timeout=timedelta(milliseconds=_setting(worker, "dequeue_timeout", 30_000.0)),
             batch_size=1,
             max_concurrent_tasks=2,
-            heartbeat_timeout=timedelta(milliseconds=lease["durationMs"]),
+            heartbeat_timeout=timedelta(
+                milliseconds=_setting(worker, "heartbeat_timeout", 30_000.0)
+            ),
         )
 
     async def stop(self, worker: NativeWorker) -> None:
         if self.qm is not None:
             self.qm.shutdown.set()
+
+
+def _setting(worker: NativeWorker, name: str, default_ms: float) -> float:
+    """A pgqueuer duration for this run (ms): the run's settled value, or — from a controller
+    that sends none — pgqueuer's default compressed by the lease's factor (lease ÷ 30 s)."""
+    settled = worker.settings.get(name)
+    if settled is not None:
+        return float(settled)
+    return default_ms * float(worker.lease["durationMs"]) / 30_000.0
 
 
 def print_sql() -> None:
