@@ -127,4 +127,49 @@ describe('leaseproof run / suite', () => {
     );
     expect(result.stderr).not.toContain('starting');
   });
+
+  it('a library setting the library lacks, or one given to a queue without settings, is one clear error, exit 2, before anything starts', async () => {
+    const misspelt = await finished(
+      spawnCli(
+        [
+          'run',
+          'scenarios/pause-past-lease.yaml',
+          '--queue',
+          'pg-boss',
+          '--setting',
+          'expireInSecond=5m',
+        ],
+        await stateEnv(),
+      ),
+    );
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toMatch(
+      /pg-boss has no setting "expireInSecond"; its settings are .*expireInSeconds/,
+    );
+    expect(misspelt.stderr).not.toContain('starting');
+    expect(misspelt.stderr).not.toMatch(/\n\s+at /);
+    const none = await finished(
+      spawnCli(
+        [
+          'run',
+          'scenarios/pause-past-lease.yaml',
+          '--queue',
+          'reference',
+          '--setting',
+          'JobTimeout=1m',
+        ],
+        await stateEnv(),
+      ),
+    );
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('queue "reference" declares no library settings');
+    const shape = await finished(
+      spawnCli(
+        ['run', 'scenarios/pause-past-lease.yaml', '--setting', 'JobTimeout'],
+        await stateEnv(),
+      ),
+    );
+    expect(shape.code).toBe(2);
+    expect(shape.stderr).toContain('--setting takes a library setting as name=value');
+  });
 });
