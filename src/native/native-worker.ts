@@ -130,6 +130,10 @@ export class NativeWorker {
         this.emit({ kind: 'effect', jobId, token, unit, recorded });
       },
       onAbort: (unit) => this.emit({ kind: 'abort', jobId, token, unit }),
+      // A plan whose handler ignores its cancellation (`ignoresAbort`) runs on after the library
+      // aborted it; the history must show the library did cancel it, so that its effects are
+      // judged as the handler's broken contract (a warning), not as a library without a stop.
+      onAbortIgnored: (unit) => this.emit({ kind: 'abort-ignored', jobId, token, unit }),
     });
     if (!result.completed)
       throw new Error(`cancelled by the library before unit ${result.abortedAtUnit}`);

@@ -45,6 +45,15 @@ describe('pg-boss 12 (--queue pg-boss@12)', () => {
     expect(run.audit.filter(isExtension)).toEqual([]);
   }, 300_000);
 
+  it("aborts an expired job's signal, and a handler that ignores it is recorded as cancelled (I7 warns, not fails)", async (ctx) => {
+    if (unavailable !== undefined) return ctx.skip(unavailable);
+    const run = await runShippedScenario(env!, 'pg-boss@12', 'handler-ignores-cancellation');
+    // pg-boss 12's work() aborts the job's signal at its handler timeout (expireInSeconds); the
+    // plan's handler runs on, and the native worker says the library did cancel it.
+    expect(run.worker.some((e) => e.kind === 'abort-ignored')).toBe(true);
+    expect(run.byName['bounded-zombie']?.valid).not.toBe('invalid');
+  }, 300_000);
+
   // The heartbeat deployment: a stated heartbeatSeconds is the lease (k = lease / 30 s).
   for (const scenario of ['partition-during-heartbeats', 'late-fail-after-takeover']) {
     it(`${scenario} with heartbeatSeconds stated runs end to end under Node 22 and is judged; its heartbeats are extensions by the holder`, async (ctx) => {
