@@ -175,6 +175,18 @@ export const graphileWorkerQueue: QueueAdapter = {
   description:
     'graphile-worker 0.17 through its own getJobs / completeJobs / failJobs and resetLockedAt; ' +
     'lease = its 4-hour lock timeout, every duration at the same scale, no lease extension.',
+  contract: {
+    // graphile-worker takes a job from its worker only when resetLockedAt acts on it; it fences
+    // nothing after that (completeJobs deletes by id), so a completion after another worker's
+    // fetch is still a violation, judged as every fenced contract's is.
+    fencedOnly:
+      'graphile-worker frees a job only when a worker\'s resetLockedAt sweep acts: "the jobs that ' +
+      'that worker was executing remain locked for at least 4 hours. Every 8-10 minutes a worker ' +
+      'will sweep for jobs that have been locked for more than 4 hours and will make them ' +
+      'available to be processed again" (https://github.com/graphile/worker/blob/v0.17.3/website/docs/error-handling.md); ' +
+      'completeJobs deletes a job by id whoever holds it, so a completion after another ' +
+      "worker's fetch is still a violation",
+  },
   audit: {
     table: `${GRAPHILE_SCHEMA}._private_jobs`,
     expressions: {

@@ -26,6 +26,7 @@ export const graphileWorkerNativeQueue: QueueAdapter = {
     'graphile-worker 0.17 through its own run() worker pool: its fetch, completion, failure and ' +
     'resetLockedAt timer; lease = its 4-hour lock timeout, every duration at the same scale, ' +
     'no lease extension.',
+  contract: graphileWorkerQueue.contract!,
   audit: {
     ...graphileWorkerQueue.audit,
     // The pool's resetLockedAt, run in a worker's process on whichever jobs are stale, is a

@@ -84,6 +84,7 @@ export const graphileWorker18Queue: QueueAdapter = {
     'its fetch, completion, failure and resetLockedAt timer; lease = its 4-hour lock timeout, ' +
     'every duration at the same scale, no lease extension.',
   audit: graphileWorkerNativeQueue.audit,
+  contract: graphileWorkerNativeQueue.contract!,
   settings: GRAPHILE_18_SETTINGS,
   get limits() {
     return programClockLimits();
