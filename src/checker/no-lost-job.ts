@@ -131,7 +131,9 @@ export const noLostJob: Checker = {
         violations,
         counts,
         warnings,
-        unknownWhy: `${counts.failedWithoutRetries} job(s) ended failed: ${needsRetries}`,
+        // The queue declares it does not retry: a property it does not promise, like a lease
+        // extension it lacks — not a history the checker could not judge.
+        naWhy: `${counts.failedWithoutRetries} job(s) ended failed: ${needsRetries}`,
       });
     }
     if (counts.lost === 0 && counts.needsExtension > 0) {

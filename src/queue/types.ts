@@ -317,7 +317,7 @@ export interface QueueAdapter {
    * Whether `fail` offers the job again (until its attempts run out). Absent: `true`. `false`
    * declares a queue without retries — a failed job stays failed, a legitimate design — and a
    * scenario whose handler fails early attempts (`failAttempts`) then needs what the queue
-   * lacks: I3 says `unknown` ("needs retries; queue … has none") for the jobs that ended failed,
+   * lacks: I3 says `n/a` ("needs retries; queue … has none") for the jobs that ended failed,
    * instead of `invalid`. A job lost any other way is still a violation.
    */
   readonly retries?: boolean;

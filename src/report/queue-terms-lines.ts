@@ -25,7 +25,7 @@ export function queueTermsLines(terms: QueueTermsRecord | undefined): string[] {
   if (terms.retries === false) {
     lines.push(
       'No retries: a failed attempt leaves the job failed; where a scenario fails early ' +
-        'attempts, I3 cannot judge the jobs that ended failed.',
+        'attempts, I3 is n/a for the jobs that ended failed.',
     );
   }
   if (terms.perWorkerLease !== undefined) {

@@ -66,13 +66,13 @@ describe('no-lost-job (I3)', () => {
     );
   });
 
-  it('says unknown, not invalid, when a queue without retries meets a scenario failing attempts', () => {
+  it('says n/a, not invalid, when a queue without retries meets a scenario failing attempts', () => {
     // The wrong queue this must still catch: one that declares retries and fails the job for good.
     const retrying = check(noLostJob, failedFirstAttempt(1));
     expect(retrying.valid).toBe('invalid');
     expect(retrying.evidence[0]?.message).toMatch(/dead-lettered \(failed\)/);
     const none = check(noLostJob, failedFirstAttempt(1, NO_RETRIES));
-    expect(none.valid).toBe('unknown');
+    expect(none.valid).toBe('n/a');
     expect(none.why).toMatch(
       /^1 job\(s\) ended failed: scenario "fixture" fails the first 1 attempt\(s\) of every job and needs retries to complete them; queue "fixture" has none \(retries: false\)$/,
     );
