@@ -255,6 +255,27 @@ function offsetCause(
       `${round(Math.abs(skew))}ms ${skew > 0 ? 'ahead' : 'behind'}, not the database's`
     );
   }
+  // A library that stamps its deadlines from its client's clock, read before the statement is
+  // sent (db-scheduler's last_heartbeat), loses from its lease whatever held the statement up
+  // between that reading and the database: a fault on the writer or the database says which.
+  if (derived.history.header.queueTerms?.leaseTolerance !== undefined && off < 0) {
+    const readAt = deadline - leaseMs;
+    const held = derived.faults.find(
+      (f) =>
+        f.fault !== 'clock' &&
+        (f.target === e.app || !/^w\d+$/.test(f.target)) &&
+        f.start <= e.stmtT &&
+        f.end >= readAt,
+    );
+    if (held !== undefined) {
+      return (
+        `${e.app} stamped it from its own clock, read at about ${at(derived, readAt)}, and the ` +
+        `statement reached the database ${round(e.stmtT - readAt)}ms later, held up by ` +
+        `${held.fault} ${held.id} on ${held.target}: a deadline stamped before the statement ` +
+        'is sent shrinks by its delay'
+      );
+    }
+  }
   if (index !== claim.grant && within(claim.grantStmtT)) {
     return (
       `it is the claim's grant time (${at(derived, claim.grantStmtT)}) + ${setting}: the ` +

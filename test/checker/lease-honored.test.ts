@@ -184,4 +184,18 @@ describe("lease-honored (I6): a lease tolerance the queue's library declares", (
   it('flags a deadline off by more than the tolerance', async () => {
     expect(check(leaseHonored, await withDbSchedulerTerms(history(-170))).valid).toBe('invalid');
   });
+
+  it('names a statement held up after the clock was read as why a client-stamped deadline is short', async () => {
+    // w1 read its clock at 100 and its extension reached the database at 700, behind a latency
+    // fault: the deadline is 100 + 1 s, 600 ms short of statement time + lease.
+    const b = new HistoryBuilder(['w1'], { lease: ONE_SECOND });
+    b.enqueue('1', 0).fault('latency', 'w1', 90, 800);
+    b.grant('1', 'w1', 'a', 50, 1_050).extend('1', 'w1', 700, 1_100);
+    b.ack('1', 'w1', 900, 'a');
+    const result = check(leaseHonored, await withDbSchedulerTerms(b.end(1_500).build()));
+    expect(result.valid).toBe('invalid');
+    expect(result.evidence[0]?.message).toMatch(
+      /w1 stamped it from its own clock, read at about \+100ms, and the statement reached the database 600ms later, held up by latency f1 on w1: a deadline stamped before the statement is sent shrinks by its delay/,
+    );
+  });
 });
