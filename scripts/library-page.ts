@@ -1,5 +1,5 @@
-// `npm run library-page -- <library> [--parallel N]`: runs the curated suite against every
-// queue of a library's page (src/libraries/library-pages.ts), then writes
+// `npm run library-page -- <library> [--parallel N]`: builds dist/ from the tree, runs the
+// curated suite against every queue of a library's page (src/libraries/library-pages.ts), then writes
 // docs/libraries/<library>.md from that run — its provenance, settings, verdicts and evidence —
 // followed by the hand-written part kept in the library's room (src/libraries/<library>/page.md).
 // `--from <report-dir>` writes the page from an earlier run instead (its command and commit must
@@ -104,6 +104,10 @@ function runAndWrite(key: string, parallel: string): void {
       `no library page "${key}"; the pages are ${LIBRARY_PAGES.map((p) => p.key).join(', ')}, or all`,
     );
   }
+  // The suite runs dist/: build it from this tree first, so that the commit a page names is
+  // the code that ran (`+dirty` when the tree had uncommitted changes, built in too).
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed: no page from code not built');
   const dirty = git('status', '--porcelain', '--untracked-files=no') === '' ? '' : '+dirty';
   const commit = `${git('rev-parse', '--short', 'HEAD')}${dirty}`;
   const args = [
